@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probes on the allocator entry points of one process. Entry programs save the
+ * arguments of the outermost traced call per thread; the common return program
+ * captures the user stack and sends one allocation record. Frees are sent at
+ * entry, before the block can be handed out again, so the daemon always sees a
+ * release before any reuse of the address.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "tracelloc.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 target_tgid = 0;
+
+/* Per-thread state. Task storage is freed by the kernel when the thread exits. */
+struct call_state {
+	__u32 depth;		/* traced calls in progress on this thread */
+	__u32 fn;
+	__u64 size;
+	__u64 ptr_arg;		/* realloc's old block, posix_memalign's memptr */
+	/* built here rather than in a per-CPU buffer, which a preempted
+	 * program on the same CPU could overwrite */
+	struct alloc_event event;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct call_state);
+} call_states SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);	/* set by the daemon before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, COUNTER__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *counter = bpf_map_lookup_elem(&counters, &which);
+
+	if (counter)
+		__sync_fetch_and_add(counter, 1);
+}
+
+static __always_inline bool in_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+static __always_inline struct call_state *current_state(__u64 flags)
+{
+	return bpf_task_storage_get(&call_states, bpf_get_current_task_btf(), 0, flags);
+}
+
+static __always_inline void send_ptr_event(__u32 type, __u64 addr)
+{
+	struct ptr_event ev = {
+		.type = type,
+		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.addr = addr,
+	};
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count(COUNTER_LOST_FREE);
+}
+
+/* n * size, or ~0 when it overflows: such a call fails and records nothing */
+static __always_inline __u64 array_size(__u64 n, __u64 size)
+{
+	__u64 limit;
+
+	if (!size)
+		return 0;
+	limit = ~0ULL / size;
+	barrier_var(limit);	/* keep clang from turning this into a 128-bit multiply */
+	return n > limit ? ~0ULL : n * size;
+}
+
+static __always_inline int enter(void *ctx, __u64 size, __u64 ptr_arg)
+{
+	struct call_state *s;
+
+	if (!in_target())
+		return 0;
+	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(COUNTER_NO_STATE);
+		return 0;
+	}
+	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call accounts */
+	if (s->depth++ > 0)
+		return 0;
+	s->fn = bpf_get_attach_cookie(ctx);
+	s->size = size;
+	s->ptr_arg = ptr_arg;
+	/* realloc may release ptr before it returns and another thread may get it back:
+	 * say so now, so the daemon never sees that reuse before the release */
+	if ((s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY) && ptr_arg)
+		send_ptr_event(EVENT_REALLOC_BEGIN, ptr_arg);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_size1, __u64 size)
+{
+	return enter(ctx, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_size2, __u64 alignment, __u64 size)
+{
+	return enter(ctx, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_calloc, __u64 n, __u64 size)
+{
+	return enter(ctx, array_size(n, size), 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_realloc, void *ptr, __u64 size)
+{
+	return enter(ctx, size, (__u64)ptr);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_reallocarray, void *ptr, __u64 n, __u64 size)
+{
+	return enter(ctx, array_size(n, size), (__u64)ptr);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_posix_memalign, void **memptr, __u64 alignment, __u64 size)
+{
+	return enter(ctx, size, (__u64)memptr);
+}
+
+/* The address a successful call returned, or 0 when it failed. */
+static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_state *s)
+{
+	__u64 ret = PT_REGS_RC(ctx);
+	__u64 addr = 0;
+
+	if (s->fn != FN_POSIX_MEMALIGN)
+		return ret;
+	if ((int)ret != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)s->ptr_arg))
+		return 0;
+	return addr;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(leave_alloc)
+{
+	struct alloc_event *ev;
+	struct call_state *s;
+	bool is_realloc;
+	__u64 addr;
+	long len;
+
+	if (!in_target())
+		return 0;
+	s = current_state(0);
+	/* no state or depth 0: the entry ran before we attached */
+	if (!s || s->depth == 0)
+		return 0;
+	if (--s->depth > 0)
+		return 0;
+
+	addr = returned_block(ctx, s);
+	is_realloc = s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY;
+	if (!addr) {
+		if (is_realloc && s->ptr_arg)
+			/* realloc(p, 0) released p; otherwise p survives the failure */
+			send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, s->ptr_arg);
+		return 0;
+	}
+	if (s->size == ~0ULL)
+		return 0;
+
+	ev = &s->event;
+	ev->type = EVENT_ALLOC;
+	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->addr = addr;
+	ev->size = s->size;
+	ev->old_addr = is_realloc ? s->ptr_arg : 0;
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->fn = s->fn;
+	/* at the return the caller's frame is complete: its return address comes first */
+	len = bpf_get_stack(ctx, ev->stack, sizeof(ev->stack), BPF_F_USER_STACK);
+	if (len < 0) {
+		ev->stack_len = len;
+		len = 0;
+	} else {
+		if (len > sizeof(ev->stack))
+			len = sizeof(ev->stack);
+		ev->stack_len = len / sizeof(ev->stack[0]);
+	}
+	if (bpf_ringbuf_output(&events, ev, offsetof(struct alloc_event, stack) + len, 0))
+		count(COUNTER_LOST_ALLOC);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(enter_free, void *ptr)
+{
+	struct call_state *s;
+
+	if (!ptr || !in_target())
+		return 0;
+	s = current_state(0);
+	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
+	if (s && s->depth)
+		return 0;
+	send_ptr_event(EVENT_FREE, (__u64)ptr);
+	return 0;
+}

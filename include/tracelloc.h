@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF programs and the daemon share: event records, limits and enums.
+ * Plain C only, no includes: it compiles after vmlinux.h on the BPF side and
+ * after libc on the user side.
+ */
+#ifndef TRACELLOC_H
+#define TRACELLOC_H
+
+#define MAX_STACK_DEPTH 127
+
+/* The traced entry points; each probe's BPF cookie is one of these. */
+enum alloc_fn {
+	FN_NONE = 0,
+	FN_MALLOC,
+	FN_CALLOC,
+	FN_REALLOC,
+	FN_REALLOCARRAY,
+	FN_POSIX_MEMALIGN,
+	FN_ALIGNED_ALLOC,
+	FN_MEMALIGN,
+	FN_VALLOC,
+	FN_PVALLOC,
+	FN_NEW,
+	FN_NEW_ARRAY,
+	FN_NEW_ALIGNED,
+	FN_NEW_ARRAY_ALIGNED,
+	FN_FREE,
+	FN__COUNT,
+};
+
+/* Every record starts with its type. */
+enum event_type {
+	EVENT_ALLOC = 1,	/* struct alloc_event */
+	EVENT_FREE,		/* struct ptr_event: addr released */
+	EVENT_REALLOC_BEGIN,	/* struct ptr_event: addr handed to realloc, may be released */
+	EVENT_REALLOC_FAILED,	/* struct ptr_event: realloc failed, addr is still live */
+};
+
+/* Frees and realloc bookkeeping: small, no stack. */
+struct ptr_event {
+	unsigned int type;
+	unsigned int tid;
+	unsigned long long addr;
+};
+
+struct alloc_event {
+	unsigned int type;
+	unsigned int tid;
+	unsigned long long addr;
+	unsigned long long size;	/* as requested by the caller */
+	unsigned long long old_addr;	/* realloc/reallocarray: the block passed in, else 0 */
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
+	unsigned short fn;		/* enum alloc_fn */
+	unsigned short reserved;
+	int stack_len;			/* frames in stack[], or negative errno of the capture */
+	/* user return addresses, innermost first; only stack_len entries are sent */
+	unsigned long long stack[MAX_STACK_DEPTH];
+};
+
+/* Per-CPU counters of what the BPF side could not deliver. */
+enum bpf_counter {
+	COUNTER_LOST_ALLOC,	/* ring buffer full: allocation event dropped */
+	COUNTER_LOST_FREE,	/* ring buffer full: free/realloc event dropped */
+	COUNTER_NO_STATE,	/* no per-thread state could be created: call not traced */
+	COUNTER__COUNT,
+};
+
+#endif /* TRACELLOC_H */

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "maps.h"
+#include "tracelloc.h"
+#include "tracelloc.skel.h"
+
+enum entry_prog {
+	ENTER_SIZE1,
+	ENTER_SIZE2,
+	ENTER_CALLOC,
+	ENTER_REALLOC,
+	ENTER_REALLOCARRAY,
+	ENTER_POSIX_MEMALIGN,
+	ENTER_FREE,
+};
+
+enum library { LIB_C, LIB_STDCXX };
+
+static const struct probe_def {
+	const char *symbol;
+	enum alloc_fn fn;
+	enum entry_prog entry;
+	enum library lib;
+} probe_defs[] = {
+	{ "malloc", FN_MALLOC, ENTER_SIZE1, LIB_C },
+	{ "calloc", FN_CALLOC, ENTER_CALLOC, LIB_C },
+	{ "realloc", FN_REALLOC, ENTER_REALLOC, LIB_C },
+	{ "reallocarray", FN_REALLOCARRAY, ENTER_REALLOCARRAY, LIB_C },
+	{ "posix_memalign", FN_POSIX_MEMALIGN, ENTER_POSIX_MEMALIGN, LIB_C },
+	{ "aligned_alloc", FN_ALIGNED_ALLOC, ENTER_SIZE2, LIB_C },
+	{ "memalign", FN_MEMALIGN, ENTER_SIZE2, LIB_C },
+	{ "valloc", FN_VALLOC, ENTER_SIZE1, LIB_C },
+	{ "pvalloc", FN_PVALLOC, ENTER_SIZE1, LIB_C },
+	{ "free", FN_FREE, ENTER_FREE, LIB_C },
+	/* operator new: the stack at its return is complete even though
+	 * libstdc++ has no frame pointers; its inner malloc counts as nested.
+	 * operator delete is a tail call to free, which the free probe sees. */
+	{ "_Znwm", FN_NEW, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnwmRKSt9nothrow_t", FN_NEW, ENTER_SIZE1, LIB_STDCXX },
+	{ "_Znam", FN_NEW_ARRAY, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
+	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
+};
+
+#define NUM_DEFS (sizeof(probe_defs) / sizeof(probe_defs[0]))
+
+struct site {
+	const struct probe_def *def;
+	size_t object;		/* index into objects */
+	uint64_t file_offset;
+};
+
+struct object {
+	char *name;		/* path as the target maps it */
+	char *open_path;	/* /proc/PID/map_files/..., valid while it is mapped */
+	int sites;
+};
+
+struct attach {
+	struct tracelloc_bpf *skel;
+	pid_t pid;
+	struct object *objects;
+	size_t nobjects;
+	struct site sites[NUM_DEFS];
+	size_t nsites;
+	struct bpf_link **links;
+	size_t nlinks;
+	char *culprit;
+};
+
+struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid)
+{
+	struct attach *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->skel = skel;
+	a->pid = pid;
+	return a;
+}
+
+void attach__destroy(struct attach *a)
+{
+	size_t i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nlinks; i++)
+		bpf_link__destroy(a->links[i]);
+	for (i = 0; i < a->nobjects; i++) {
+		free(a->objects[i].name);
+		free(a->objects[i].open_path);
+	}
+	free(a->objects);
+	free(a->links);
+	free(a->culprit);
+	free(a);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* file offset of a virtual address, through the PT_LOAD that holds it */
+static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*offset = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+struct elf_scan {
+	uint64_t vaddr[NUM_DEFS];	/* 0: not defined */
+	char soname[64];
+	bool defines_malloc;
+};
+
+static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, j, n;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, "malloc") && sh->sh_type == SHT_DYNSYM)
+			scan->defines_malloc = true;
+		for (j = 0; j < NUM_DEFS; j++)
+			if (!scan->vaddr[j] && !strcmp(name, probe_defs[j].symbol))
+				scan->vaddr[j] = sym.st_value;
+	}
+}
+
+static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Dyn dyn;
+		const char *name;
+
+		if (!gelf_getdyn(data, i, &dyn))
+			break;
+		if (dyn.d_tag != DT_SONAME)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		if (name)
+			snprintf(scan->soname, sizeof(scan->soname), "%s", name);
+	}
+}
+
+static int scan_elf(Elf *elf, struct elf_scan *scan)
+{
+	Elf_Scn *scn = NULL;
+
+	memset(scan, 0, sizeof(*scan));
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
+			scan_symbols(elf, scn, &sh, scan);
+		else if (sh.sh_type == SHT_DYNAMIC)
+			read_soname(elf, scn, &sh, scan);
+	}
+	return 0;
+}
+
+static bool is_library(const struct elf_scan *scan, enum library lib)
+{
+	if (lib == LIB_STDCXX)
+		return !strncmp(scan->soname, "libstdc++.so", 12);
+	return !strncmp(scan->soname, "libc.so", 7);
+}
+
+static int add_object(struct attach *a, const char *name, const char *open_path)
+{
+	struct object *grown = realloc(a->objects, (a->nobjects + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	a->objects = grown;
+	grown[a->nobjects].name = strdup(name);
+	grown[a->nobjects].open_path = strdup(open_path);
+	grown[a->nobjects].sites = 0;
+	if (!grown[a->nobjects].name || !grown[a->nobjects].open_path)
+		return -ENOMEM;
+	a->nobjects++;
+	return 0;
+}
+
+static bool site_at(const struct attach *a, size_t object, uint64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsites; i++)
+		if (a->sites[i].object == object && a->sites[i].file_offset == offset)
+			return true;
+	return false;
+}
+
+/* records the sites one mapped object offers; *foreign set when it is an
+ * allocator other than glibc's */
+static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
+{
+	struct elf_scan scan;
+	char open_path[128];
+	bool any = false;
+	size_t j;
+	Elf *elf;
+	int fd, err;
+
+	maps__file_path(a->pid, m, open_path, sizeof(open_path));
+	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		close(fd);
+		return 0;	/* not ELF: nothing we can probe */
+	}
+	err = scan_elf(elf, &scan);
+	if (err)
+		goto out;
+	if (scan.defines_malloc && !is_library(&scan, LIB_C) && strncmp(scan.soname, "ld-linux", 8)) {
+		*foreign = true;
+		goto out;
+	}
+	for (j = 0; j < NUM_DEFS; j++) {
+		uint64_t offset;
+
+		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
+		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
+			continue;
+		if (!any) {
+			err = add_object(a, m->path, open_path);
+			if (err)
+				goto out;
+			any = true;
+		}
+		/* aliases (aligned_alloc = memalign) share one probe */
+		if (site_at(a, a->nobjects - 1, offset))
+			continue;
+		a->sites[a->nsites].def = &probe_defs[j];
+		a->sites[a->nsites].object = a->nobjects - 1;
+		a->sites[a->nsites].file_offset = offset;
+		a->nsites++;
+		a->objects[a->nobjects - 1].sites++;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+int attach__find(struct attach *a)
+{
+	struct maps maps;
+	bool have_malloc = false;
+	uint64_t last_inode = 0;
+	size_t i, j;
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	err = maps__read(a->pid, &maps);
+	if (err)
+		return err;
+	for (i = 0; i < maps.count; i++) {
+		const struct mapping *m = &maps.mappings[i];
+		bool foreign = false;
+
+		/* one look per file: its mappings are adjacent */
+		if (!m->exec || !m->path || m->path[0] != '/' || m->inode == last_inode)
+			continue;
+		last_inode = m->inode;
+		err = examine_object(a, m, &foreign);
+		if (err)
+			goto out;
+		if (foreign) {
+			free(a->culprit);
+			a->culprit = strdup(m->path);
+			err = -EMEDIUMTYPE;
+			goto out;
+		}
+	}
+	for (j = 0; j < a->nsites; j++)
+		if (a->sites[j].def->fn == FN_MALLOC)
+			have_malloc = true;
+	err = have_malloc ? 0 : -ENOENT;
+out:
+	maps__clear(&maps);
+	return err;
+}
+
+static struct bpf_program *entry_program(struct tracelloc_bpf *skel, enum entry_prog e)
+{
+	switch (e) {
+	case ENTER_SIZE1: return skel->progs.enter_size1;
+	case ENTER_SIZE2: return skel->progs.enter_size2;
+	case ENTER_CALLOC: return skel->progs.enter_calloc;
+	case ENTER_REALLOC: return skel->progs.enter_realloc;
+	case ENTER_REALLOCARRAY: return skel->progs.enter_reallocarray;
+	case ENTER_POSIX_MEMALIGN: return skel->progs.enter_posix_memalign;
+	case ENTER_FREE: return skel->progs.enter_free;
+	}
+	return NULL;
+}
+
+static int attach_one(struct attach *a, const struct site *site, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = site->def->fn);
+	struct bpf_program *prog = retprobe ? a->skel->progs.leave_alloc
+					    : entry_program(a->skel, site->def->entry);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(prog, a->pid, a->objects[site->object].open_path,
+					       site->file_offset, &opts);
+	if (!link)
+		return -errno;
+	a->links[a->nlinks++] = link;
+	return 0;
+}
+
+int attach__attach(struct attach *a)
+{
+	size_t i;
+	int err;
+
+	a->links = calloc(2 * a->nsites, sizeof(*a->links));
+	if (!a->links)
+		return -ENOMEM;
+	for (i = 0; i < a->nsites; i++) {
+		if (a->sites[i].def->entry == ENTER_FREE)
+			continue;
+		err = attach_one(a, &a->sites[i], true);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < a->nsites; i++) {
+		err = attach_one(a, &a->sites[i], false);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+const char *attach__culprit(const struct attach *a)
+{
+	return a->culprit ? a->culprit : "?";
+}
+
+int attach__probe_count(const struct attach *a)
+{
+	return (int)a->nlinks;
+}
+
+void attach__describe(const struct attach *a, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < a->nobjects; i++)
+		fprintf(out, "%s%s (%d functions)", i ? ", " : "", base_name(a->objects[i].name),
+			a->objects[i].sites);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_ATTACH_H
+#define TRACELLOC_ATTACH_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+struct tracelloc_bpf;
+
+/*
+ * Finds the allocator entry points (glibc, libstdc++) in the objects a process
+ * maps, and attaches the BPF programs to them.
+ */
+struct attach;
+
+struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid);
+void attach__destroy(struct attach *a);	/* detaches */
+
+/*
+ * Reads the process's maps and finds the probe sites.
+ * -ESRCH: no such process; -ENOENT: no glibc allocator mapped;
+ * -EMEDIUMTYPE: another object defines malloc (an allocator we do not trace);
+ * attach__culprit() names the object then.
+ */
+int attach__find(struct attach *a);
+/* attaches every found site: return probes before entry probes, so that no
+ * call can be entered under our probes and return without them */
+int attach__attach(struct attach *a);
+
+const char *attach__culprit(const struct attach *a);
+int attach__probe_count(const struct attach *a);
+/* "libc.so.6 (10 functions), libstdc++.so.6 (8 functions)" */
+void attach__describe(const struct attach *a, FILE *out);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_HEAP_H
+#define TRACELLOC_HEAP_H
+
+#include <stdint.h>
+
+#include "stacks.h"
+
+/*
+ * The live heap of the target as seen through its allocator calls: live blocks
+ * by address, per-stack totals (in stacks), and the process-wide ledger.
+ */
+struct heap;
+
+struct heap_stats {
+	uint64_t alloc_calls;
+	uint64_t alloc_bytes;
+	uint64_t frees;		/* releases of blocks allocated while traced */
+	uint64_t unknown_frees;	/* releases of blocks we never saw allocated */
+	uint64_t live_count;
+	uint64_t live_bytes;
+	uint64_t failed_stacks;	/* allocations whose stack could not be captured */
+	uint64_t reused_live;	/* allocation at a live address: its free was lost */
+};
+
+struct live_block {
+	uint64_t size;
+	uint64_t birth_ns;
+	uint32_t stack_id;
+	uint32_t fn;
+};
+
+struct heap *heap__new(void);
+void heap__destroy(struct heap *h);
+
+/* frames innermost first; nframes < 0: the capture failed (errno) */
+int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
+		uint32_t fn, const uint64_t *frames, int nframes);
+void heap__free(struct heap *h, uint32_t tid, uint64_t addr);
+/* realloc(addr, ...) began on tid: addr leaves the live set until the call ends */
+void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr);
+/* it failed: addr is live again, with its original stack and age */
+void heap__realloc_failed(struct heap *h, uint32_t tid, uint64_t addr);
+/* it succeeded: a new block (heap__alloc) replaces old_addr */
+int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t addr,
+		       uint64_t size, uint64_t birth_ns, uint32_t fn, const uint64_t *frames,
+		       int nframes);
+
+const struct heap_stats *heap__stats(const struct heap *h);
+struct stacks *heap__stacks(struct heap *h);
+/* iteration over live blocks: start with *pos = 0 */
+const struct live_block *heap__next_live(const struct heap *h, size_t *pos, uint64_t *addr);
+size_t heap__memory(const struct heap *h);
+
+#endif

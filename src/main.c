@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracelloc: which call stacks of a process hold heap memory, and how much */
+#include <errno.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "events.h"
+#include "folded.h"
+#include "heap.h"
+#include "options.h"
+#include "outfile.h"
+#include "profile.h"
+#include "report.h"
+#include "symbolize.h"
+#include "target.h"
+#include "tracelloc.h"
+#include "tracelloc.skel.h"
+
+/* everything one run holds; torn down in one place */
+struct session {
+	struct options opts;
+	struct target *target;
+	struct tracelloc_bpf *skel;
+	struct attach *attach;
+	struct heap *heap;
+	struct events *events;
+	struct symbolizer *symbolizer;
+	int signal_fd;
+	double start_s;
+};
+
+static int fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tracelloc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (err)
+		fprintf(stderr, ": %s", strerror(-err));
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (!verbosity)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool has_caps(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = {};
+	unsigned long long eff;
+
+#define CAP(c) (1ULL << (c))
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	eff = data[0].effective | (unsigned long long)data[1].effective << 32;
+	if (!(eff & CAP(CAP_SYS_PTRACE)))
+		return false;
+	return (eff & CAP(CAP_SYS_ADMIN)) ||
+	       (eff & (CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_CHECKPOINT_RESTORE))) ==
+		       (CAP(CAP_BPF) | CAP(CAP_PERFMON) | CAP(CAP_CHECKPOINT_RESTORE));
+}
+
+static int check_system(void)
+{
+	if (!has_caps())
+		return fail(0, "needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and CAP_SYS_ADMIN)");
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
+		return fail(0, "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0)
+		return fail(0, "this kernel has no BPF ring buffer (needs Linux 5.8 or later)");
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) <= 0)
+		return fail(0, "this kernel has no BPF task storage (needs Linux 5.11 or later)");
+	return 0;
+}
+
+static int block_signals(struct session *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	s->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->signal_fd < 0 ? -errno : 0;
+}
+
+static int open_target(struct session *s)
+{
+	int err;
+
+	if (s->opts.pid) {
+		err = target__open(s->opts.pid, &s->target);
+		if (err == -ESRCH)
+			return fail(0, "no process with pid %d", s->opts.pid);
+		if (err == -EPERM)
+			return fail(0, "pid %d is a kernel thread: it has no heap to trace", s->opts.pid);
+		if (err == -EINVAL)
+			return fail(0, "tracelloc cannot trace itself");
+		if (err)
+			return fail(err, "cannot open pid %d", s->opts.pid);
+		return 0;
+	}
+	err = target__launch(s->opts.command, &s->target);
+	if (err == -ECHILD)
+		return fail(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
+	if (err)
+		return fail(err, "cannot run '%s'", s->opts.command[0]);
+	return 0;
+}
+
+static int load_bpf(struct session *s)
+{
+	int err;
+
+	s->skel = tracelloc_bpf__open();
+	if (!s->skel)
+		return fail(-errno, "cannot open the BPF programs");
+	s->skel->rodata->target_tgid = target__pid(s->target);
+	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
+	if (!err)
+		err = tracelloc_bpf__load(s->skel);
+	if (err)
+		return fail(err, "cannot load the BPF programs (run with -v for details)");
+	return 0;
+}
+
+static int attach_probes(struct session *s)
+{
+	pid_t pid = target__pid(s->target);
+	int err;
+
+	s->attach = attach__new(s->skel, pid);
+	if (!s->attach)
+		return fail(-ENOMEM, "cannot attach");
+	err = attach__find(s->attach);
+	if (err == -ESRCH)
+		return fail(0, "pid %d exited while attaching", pid);
+	if (err == -ENOENT)
+		return fail(0, "pid %d maps no glibc allocator (statically linked, or another "
+			    "allocator?)", pid);
+	if (err == -EMEDIUMTYPE)
+		return fail(0, "pid %d uses an allocator tracelloc does not trace (malloc is "
+			    "defined in %s)", pid, attach__culprit(s->attach));
+	if (err)
+		return fail(err, "cannot read the objects mapped by pid %d", pid);
+	err = attach__attach(s->attach);
+	if (err)
+		return fail(err, "cannot attach probes to pid %d", pid);
+	return 0;
+}
+
+static int start_engine(struct session *s)
+{
+	s->heap = heap__new();
+	if (!s->heap)
+		return fail(-ENOMEM, "cannot start");
+	s->events = events__new(bpf_map__fd(s->skel->maps.events), s->heap);
+	if (!s->events)
+		return fail(-errno, "cannot read the BPF ring buffer");
+	s->symbolizer = symbolizer__new(target__pid(s->target));
+	if (!s->symbolizer)
+		return fail(-ENOMEM, "cannot start the symbolizer");
+	/* open the target's files now: they may be gone when we name the stacks */
+	symbolizer__refresh(s->symbolizer);
+	return 0;
+}
+
+static void read_loss(struct session *s, struct loss *loss)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 values[ncpus > 0 ? ncpus : 1];
+	__u64 sums[COUNTER__COUNT] = {};
+	__u32 key;
+	int cpu;
+
+	for (key = 0; key < COUNTER__COUNT && ncpus > 0; key++) {
+		if (bpf_map__lookup_elem(s->skel->maps.counters, &key, sizeof(key), values,
+					 sizeof(values), 0))
+			continue;
+		for (cpu = 0; cpu < ncpus; cpu++)
+			sums[key] += values[cpu];
+	}
+	loss->lost_allocs = sums[COUNTER_LOST_ALLOC];
+	loss->lost_frees = sums[COUNTER_LOST_FREE];
+	loss->untraced_calls = sums[COUNTER_NO_STATE];
+}
+
+static int write_folded(FILE *out, void *ctx)
+{
+	struct session *s = ctx;
+	struct profile *p = profile__snapshot(s->heap, s->symbolizer);
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = folded__write(out, p, s->opts.flamegraph_metric);
+	profile__destroy(p);
+	return err;
+}
+
+static int write_outputs(struct session *s)
+{
+	int err;
+
+	if (!s->opts.flamegraph_path)
+		return 0;
+	err = outfile__write(s->opts.flamegraph_path, write_folded, s);
+	if (err)
+		return fail(err, "cannot write %s", s->opts.flamegraph_path);
+	return 0;
+}
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int new_timer(double first_s, double every_s)
+{
+	struct itimerspec its = {
+		.it_value = { (time_t)first_s, (long)((first_s - (time_t)first_s) * 1e9) },
+		.it_interval = { (time_t)every_s, (long)((every_s - (time_t)every_s) * 1e9) },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* consumes events until the target exits, a signal arrives or time is up */
+static int trace(struct session *s, char *ending, size_t ending_size)
+{
+	/* the tick also re-reads the target's maps, so it runs even without a live line */
+	double tick_s = s->opts.interval_s > 0 ? s->opts.interval_s : 1;
+	int epfd, tick_fd = -1, end_fd = -1, err;
+	struct heap_stats prev = {};
+	bool done = false;
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		return fail(-errno, "epoll");
+	tick_fd = new_timer(tick_s, tick_s);
+	if (s->opts.duration_s > 0)
+		end_fd = new_timer(s->opts.duration_s, 0);
+	err = tick_fd < 0 ? tick_fd : end_fd < -1 ? end_fd : 0;
+	if (!err)
+		err = add_fd(epfd, events__fd(s->events));
+	if (!err)
+		err = add_fd(epfd, target__pidfd(s->target));
+	if (!err)
+		err = add_fd(epfd, s->signal_fd);
+	if (!err)
+		err = add_fd(epfd, tick_fd);
+	if (!err && end_fd >= 0)
+		err = add_fd(epfd, end_fd);
+	if (err) {
+		fail(err, "cannot wait for events");
+		goto out;
+	}
+
+	while (!done) {
+		struct epoll_event evs[8];
+		int n, i;
+
+		n = epoll_wait(epfd, evs, 8, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = fail(-errno, "epoll_wait");
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == events__fd(s->events)) {
+				err = events__consume(s->events);
+				if (err) {
+					fail(err, "cannot process events");
+					goto out;
+				}
+			} else if (fd == target__pidfd(s->target)) {
+				target__ending(s->target, ending, ending_size);
+				done = true;
+			} else if (fd == s->signal_fd) {
+				struct signalfd_siginfo si;
+
+				if (read(s->signal_fd, &si, sizeof(si)) != sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGUSR1) {
+					events__consume(s->events);
+					write_outputs(s);
+					continue;
+				}
+				snprintf(ending, ending_size, "interrupted by %s",
+					 strsignal(si.ssi_signo));
+				done = true;
+			} else if (fd == end_fd) {
+				snprintf(ending, ending_size, "duration elapsed");
+				done = true;
+			} else if (fd == tick_fd) {
+				uint64_t expirations;
+				struct loss loss;
+
+				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
+					continue;
+				symbolizer__refresh(s->symbolizer);
+				if (s->opts.interval_s <= 0)
+					continue;
+				events__consume(s->events);
+				read_loss(s, &loss);
+				report__live_line(stdout, now_s() - s->start_s, heap__stats(s->heap),
+						  &prev, s->opts.interval_s * expirations, &loss);
+				prev = *heap__stats(s->heap);
+			}
+		}
+	}
+	/* what the target sent before it ended is still in the buffer */
+	err = events__consume(s->events);
+	if (err)
+		fail(err, "cannot process events");
+out:
+	if (tick_fd >= 0)
+		close(tick_fd);
+	if (end_fd >= 0)
+		close(end_fd);
+	close(epfd);
+	return err ? 1 : 0;
+}
+
+static void print_summary(struct session *s, const char *ending)
+{
+	struct summary sum = {
+		.pid = target__pid(s->target),
+		.traced_s = now_s() - s->start_s,
+		.ending = ending,
+		.stats = *heap__stats(s->heap),
+	};
+
+	read_loss(s, &sum.loss);
+	report__summary(stdout, &sum);
+	if (events__malformed(s->events))
+		fprintf(stderr, "tracelloc: %llu malformed records ignored\n",
+			(unsigned long long)events__malformed(s->events));
+}
+
+static void session_destroy(struct session *s)
+{
+	symbolizer__destroy(s->symbolizer);
+	events__destroy(s->events);
+	heap__destroy(s->heap);
+	attach__destroy(s->attach);
+	tracelloc_bpf__destroy(s->skel);
+	target__destroy(s->target);
+	if (s->signal_fd >= 0)
+		close(s->signal_fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { .signal_fd = -1 };
+	char ending[128];
+	int err;
+
+	err = options__parse(argc, argv, &s.opts);
+	if (err)
+		return err == OPTIONS_EXIT ? 0 : 2;
+	verbosity = s.opts.verbose;
+	libbpf_set_print(print_libbpf);
+
+	err = check_system();
+	if (!err && s.opts.flamegraph_path) {
+		err = outfile__check(s.opts.flamegraph_path);
+		if (err)
+			err = fail(err, "cannot write %s", s.opts.flamegraph_path);
+	}
+	if (!err && block_signals(&s))
+		err = fail(-errno, "cannot set up signal handling");
+	if (!err)
+		err = open_target(&s);
+	if (!err)
+		err = load_bpf(&s);
+	if (!err)
+		err = attach_probes(&s);
+	if (!err)
+		err = start_engine(&s);
+	if (!err && (err = target__resume(s.target)))
+		err = fail(err, "cannot resume pid %d", target__pid(s.target));
+	if (err)
+		goto cleanup;
+
+	s.start_s = now_s();
+	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s.target));
+	attach__describe(s.attach, stderr);
+	fprintf(stderr, ", %d probes\n", attach__probe_count(s.attach));
+
+	snprintf(ending, sizeof(ending), "stopped");
+	err = trace(&s, ending, sizeof(ending));
+	print_summary(&s, ending);
+	if (write_outputs(&s))
+		err = 1;
+cleanup:
+	session_destroy(&s);
+	return err ? 1 : 0;
+}

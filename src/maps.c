@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps.h"
+
+static int add_line(struct maps *maps, const char *line, size_t *cap)
+{
+	struct mapping m = {};
+	char perms[5] = "";
+	int path_at = 0;
+	size_t len;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   &m.start, &m.end, perms, &m.offset, &m.dev_major, &m.dev_minor, &m.inode,
+		   &path_at) < 7)
+		return -EINVAL;
+	m.exec = perms[2] == 'x';
+	len = strcspn(line + path_at, "\n");
+	if (len) {
+		m.path = strndup(line + path_at, len);
+		if (!m.path)
+			return -ENOMEM;
+		len = strlen(m.path);
+		if (len > 10 && !strcmp(m.path + len - 10, " (deleted)")) {
+			m.deleted = true;
+			m.path[len - 10] = '\0';
+		}
+	}
+	if (maps->count == *cap) {
+		size_t grown_cap = *cap ? *cap * 2 : 64;
+		struct mapping *grown = realloc(maps->mappings, grown_cap * sizeof(*grown));
+
+		if (!grown) {
+			free(m.path);
+			return -ENOMEM;
+		}
+		maps->mappings = grown;
+		*cap = grown_cap;
+	}
+	maps->mappings[maps->count++] = m;
+	return 0;
+}
+
+int maps__parse(const char *text, struct maps *maps)
+{
+	size_t cap = 0;
+	int err;
+
+	maps->mappings = NULL;
+	maps->count = 0;
+	while (*text) {
+		err = add_line(maps, text, &cap);
+		if (err) {
+			maps__clear(maps);
+			return err;
+		}
+		text += strcspn(text, "\n");
+		if (*text)
+			text++;
+	}
+	return 0;
+}
+
+int maps__read(pid_t pid, struct maps *maps)
+{
+	char path[64], *text = NULL;
+	size_t size = 0;
+	FILE *f, *out;
+	char buf[8192];
+	size_t n;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	out = open_memstream(&text, &size);
+	if (!out) {
+		err = -errno;
+		fclose(f);
+		return err;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, out);
+	err = ferror(f) ? -EIO : 0;
+	fclose(f);
+	fclose(out);
+	if (!err)
+		err = maps__parse(text ? text : "", maps);
+	free(text);
+	return err;
+}
+
+void maps__clear(struct maps *maps)
+{
+	size_t i;
+
+	for (i = 0; i < maps->count; i++)
+		free(maps->mappings[i].path);
+	free(maps->mappings);
+	maps->mappings = NULL;
+	maps->count = 0;
+}
+
+const struct mapping *maps__find(const struct maps *maps, uint64_t addr)
+{
+	size_t lo = 0, hi = maps->count;
+
+	/* the kernel lists mappings in address order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mapping *m = &maps->mappings[mid];
+
+		if (addr < m->start)
+			hi = mid;
+		else if (addr >= m->end)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_MAPS_H
+#define TRACELLOC_MAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* One line of /proc/PID/maps. */
+struct mapping {
+	uint64_t start;
+	uint64_t end;
+	uint64_t offset;
+	uint64_t inode;
+	unsigned int dev_major;
+	unsigned int dev_minor;
+	bool exec;
+	bool deleted;		/* the file was unlinked after it was mapped */
+	char *path;		/* NULL for anonymous mappings; "[vdso]" etc. kept as is */
+};
+
+struct maps {
+	struct mapping *mappings;
+	size_t count;
+};
+
+/* reads /proc/PID/maps; negative errno (-ESRCH when the process is gone) */
+int maps__read(pid_t pid, struct maps *maps);
+/* parses maps text; exposed for unit tests */
+int maps__parse(const char *text, struct maps *maps);
+void maps__clear(struct maps *maps);
+/* the mapping that holds addr, or NULL */
+const struct mapping *maps__find(const struct maps *maps, uint64_t addr);
+/* a path through which the daemon can open the file of a mapping in the target's
+ * mount namespace: /proc/PID/map_files/START-END */
+void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size);
+
+#endif

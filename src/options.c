@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * getopt_long rather than argp: argp follows every error with a second
+ * "Try --help" line, and our errors are one line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define VERSION "0.1.0"
+
+static const char usage[] =
+	"Usage: tracelloc [OPTIONS] -p PID\n"
+	"       tracelloc [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Trace the heap allocations of a running process, or of a command from its\n"
+	"first allocation, and show which call stacks hold memory that was never freed.\n"
+	"\n"
+	"  -p, --pid PID                 trace this running process\n"
+	"  -d, --duration SECS           stop after SECS seconds\n"
+	"  -i, --interval SECS           print a live line every SECS (default 1; 0: off)\n"
+	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
+	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
+	"                                (bytes), count (allocation calls)\n"
+	"  -b, --ringbuf-size SIZE       BPF ring buffer size, power of two, K/M suffix\n"
+	"                                (default 16M)\n"
+	"  -v, --verbose                 show libbpf messages\n"
+	"  -h, --help                    show this help\n"
+	"  -V, --version                 show the version\n";
+
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tracelloc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -EINVAL;
+}
+
+static int parse_seconds(const char *arg, const char *flag, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < min || v > 1e9)
+		return bad("invalid %s '%s': expected a number of seconds%s", flag, arg,
+			   min > 0 ? " above 0" : "");
+	*out = v;
+	return 0;
+}
+
+static int parse_pid(const char *arg, pid_t *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
+		return bad("invalid pid '%s'", arg);
+	*out = (pid_t)v;
+	return 0;
+}
+
+static int parse_size(const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!errno && end != arg) {
+		if (*end == 'K' || *end == 'k')
+			v <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			v <<= 20, end++;
+		else if (*end == 'G' || *end == 'g')
+			v <<= 30, end++;
+	}
+	if (errno || end == arg || *end || v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
+		return bad("invalid ring buffer size '%s': expected a power of two from 4K to 1G",
+			   arg);
+	*out = v;
+	return 0;
+}
+
+int options__parse(int argc, char **argv, struct options *opts)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "flamegraph", required_argument, NULL, 'f' },
+		{ "flamegraph-metric", required_argument, NULL, 'm' },
+		{ "ringbuf-size", required_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{},
+	};
+	int c, err = 0;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->interval_s = 1;
+	opts->flamegraph_metric = METRIC_LIVE_BYTES;
+	opts->ringbuf_bytes = 16 << 20;
+
+	opterr = 0;
+	optind = 1;
+	/* '+': stop at the first non-option, which starts the command */
+	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			err = parse_pid(optarg, &opts->pid);
+			break;
+		case 'd':
+			err = parse_seconds(optarg, "duration", 1e-3, &opts->duration_s);
+			break;
+		case 'i':
+			err = parse_seconds(optarg, "interval", 0, &opts->interval_s);
+			if (!err && opts->interval_s > 0 && opts->interval_s < 0.01)
+				err = bad("invalid interval '%s': at least 0.01 s, or 0 for none", optarg);
+			break;
+		case 'f':
+			if (!*optarg)
+				err = bad("empty flamegraph file name");
+			opts->flamegraph_path = optarg;
+			break;
+		case 'm':
+			if (metric__parse(optarg, &opts->flamegraph_metric))
+				err = bad("invalid flamegraph metric '%s': expected live, live-count, "
+					  "allocated or count", optarg);
+			break;
+		case 'b':
+			err = parse_size(optarg, &opts->ringbuf_bytes);
+			break;
+		case 'v':
+			opts->verbose++;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return OPTIONS_EXIT;
+		case 'V':
+			printf("tracelloc " VERSION "\n");
+			return OPTIONS_EXIT;
+		case ':':
+			return bad("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return bad("unknown option '%s' (see tracelloc --help)", argv[optind - 1]);
+		}
+		if (err)
+			return err;
+	}
+	if (optind < argc)
+		opts->command = &argv[optind];
+	if (opts->pid && opts->command)
+		return bad("give either -p PID or a command, not both");
+	if (!opts->pid && !opts->command)
+		return bad("nothing to trace: give -p PID or a command (see tracelloc --help)");
+	return OPTIONS_RUN;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_OPTIONS_H
+#define TRACELLOC_OPTIONS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+struct options {
+	pid_t pid;			/* -p, or 0 when launching command */
+	char **command;			/* NULL-terminated, or NULL */
+	double duration_s;		/* 0: until the target exits or a signal */
+	double interval_s;		/* periodic line; 0: none */
+	const char *flamegraph_path;
+	enum metric flamegraph_metric;
+	uint64_t ringbuf_bytes;
+	int verbose;
+};
+
+enum options_result {
+	OPTIONS_RUN = 0,
+	OPTIONS_EXIT = 1,	/* --help or --version was printed */
+};
+
+/* fills opts; on bad input prints one line to stderr and returns -EINVAL */
+int options__parse(int argc, char **argv, struct options *opts);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_REPORT_H
+#define TRACELLOC_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heap.h"
+
+/* What the daemon could not see, summed over CPUs. */
+struct loss {
+	uint64_t lost_allocs;	/* allocation records dropped: ring buffer full */
+	uint64_t lost_frees;	/* free/realloc records dropped */
+	uint64_t untraced_calls; /* no per-thread state could be created */
+};
+
+struct summary {
+	int pid;
+	double traced_s;
+	const char *ending;	/* "target exited with status 0", "interrupted", ... */
+	struct heap_stats stats;
+	struct loss loss;
+};
+
+/* "1.5 KiB", "3.25 MiB" */
+void report__human_bytes(uint64_t bytes, char *buf, size_t size);
+/* one short line while tracing: live now, rates since the previous line */
+void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now,
+		       const struct heap_stats *prev, double interval_s, const struct loss *loss);
+void report__summary(FILE *out, const struct summary *s);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_STACKS_H
+#define TRACELLOC_STACKS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/*
+ * Interned call stacks with their allocation totals: a million live blocks
+ * from 50 call sites hold 50 stacks. Stack ids are dense, starting at 1.
+ */
+struct stacks;
+
+struct stack_totals {
+	uint64_t live_bytes;
+	uint64_t live_count;
+	uint64_t alloc_bytes;
+	uint64_t alloc_count;
+};
+
+struct stacks *stacks__new(void);
+void stacks__destroy(struct stacks *s);
+
+/* id of the stack (innermost frame first), interned on first sight; 0 on ENOMEM */
+uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nframes);
+/* number of stacks; valid ids are 1..count */
+uint32_t stacks__count(const struct stacks *s);
+const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nframes);
+struct stack_totals *stacks__totals(struct stacks *s, uint32_t id);
+size_t stacks__memory(const struct stacks *s);
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+#define MIN_CAPACITY 64
+
+struct table {
+	unsigned char *slots;	/* capacity slots of slot_size bytes: key, then value */
+	size_t slot_size;
+	size_t value_size;
+	size_t capacity;	/* a power of two */
+	size_t count;
+};
+
+static inline uint64_t slot_key(const struct table *t, size_t i)
+{
+	uint64_t key;
+
+	memcpy(&key, t->slots + i * t->slot_size, sizeof(key));
+	return key;
+}
+
+static inline void *slot_value(const struct table *t, size_t i)
+{
+	return t->slots + i * t->slot_size + sizeof(uint64_t);
+}
+
+static inline size_t home_slot(const struct table *t, uint64_t key)
+{
+	/* Fibonacci hashing: heap addresses differ mostly in their middle bits */
+	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & (t->capacity - 1);
+}
+
+struct table *table__new(size_t value_size)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->value_size = value_size;
+	t->slot_size = (sizeof(uint64_t) + value_size + 7) & ~(size_t)7;
+	t->capacity = MIN_CAPACITY;
+	t->slots = calloc(t->capacity, t->slot_size);
+	if (!t->slots) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void table__destroy(struct table *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+static size_t find_slot(const struct table *t, uint64_t key)
+{
+	size_t i = home_slot(t, key);
+
+	for (;;) {
+		uint64_t k = slot_key(t, i);
+
+		if (k == key || k == 0)
+			return i;
+		i = (i + 1) & (t->capacity - 1);
+	}
+}
+
+void *table__lookup(const struct table *t, uint64_t key)
+{
+	size_t i = find_slot(t, key);
+
+	return slot_key(t, i) == key && key ? slot_value(t, i) : NULL;
+}
+
+static int grow(struct table *t)
+{
+	struct table bigger = *t;
+	size_t i;
+
+	bigger.capacity = t->capacity * 2;
+	bigger.slots = calloc(bigger.capacity, t->slot_size);
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (i = 0; i < t->capacity; i++) {
+		uint64_t key = slot_key(t, i);
+
+		if (key)
+			memcpy(bigger.slots + find_slot(&bigger, key) * t->slot_size,
+			       t->slots + i * t->slot_size, t->slot_size);
+	}
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+void *table__upsert(struct table *t, uint64_t key, bool *existed)
+{
+	size_t i;
+
+	if (!key)
+		return NULL;
+	i = find_slot(t, key);
+	if (slot_key(t, i) == key) {
+		if (existed)
+			*existed = true;
+		return slot_value(t, i);
+	}
+	/* keep the load under 3/4 so probe runs stay short */
+	if ((t->count + 1) * 4 > t->capacity * 3) {
+		if (grow(t))
+			return NULL;
+		i = find_slot(t, key);
+	}
+	memcpy(t->slots + i * t->slot_size, &key, sizeof(key));
+	memset(slot_value(t, i), 0, t->value_size);
+	t->count++;
+	if (existed)
+		*existed = false;
+	return slot_value(t, i);
+}
+
+int table__remove(struct table *t, uint64_t key, void *value_out)
+{
+	size_t mask = t->capacity - 1;
+	size_t hole, i;
+
+	if (!key)
+		return -ENOENT;
+	hole = find_slot(t, key);
+	if (slot_key(t, hole) != key)
+		return -ENOENT;
+	if (value_out)
+		memcpy(value_out, slot_value(t, hole), t->value_size);
+
+	/* backward shift: move later members of the run into the hole when
+	 * their home slot does not lie (cyclically) between the hole and them */
+	for (i = (hole + 1) & mask;; i = (i + 1) & mask) {
+		uint64_t k = slot_key(t, i);
+		size_t home;
+
+		if (!k)
+			break;
+		home = home_slot(t, k);
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			memcpy(t->slots + hole * t->slot_size, t->slots + i * t->slot_size,
+			       t->slot_size);
+			hole = i;
+		}
+	}
+	memset(t->slots + hole * t->slot_size, 0, t->slot_size);
+	t->count--;
+	return 0;
+}
+
+size_t table__count(const struct table *t)
+{
+	return t->count;
+}
+
+size_t table__memory(const struct table *t)
+{
+	return sizeof(*t) + t->capacity * t->slot_size;
+}
+
+void *table__next(const struct table *t, size_t *pos, uint64_t *key)
+{
+	while (*pos < t->capacity) {
+		size_t i = (*pos)++;
+		uint64_t k = slot_key(t, i);
+
+		if (k) {
+			if (key)
+				*key = k;
+			return slot_value(t, i);
+		}
+	}
+	return NULL;
+}

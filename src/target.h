@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_TARGET_H
+#define TRACELLOC_TARGET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * The traced process: an existing one (-p), or a command we start. A started
+ * command is held under ptrace until its libraries are mapped and the probes
+ * are attached, so its very first allocation is seen.
+ */
+struct target;
+
+/*
+ * -ESRCH: no such process; -EPERM: a kernel thread; -EINVAL: ourselves.
+ * A thread id is taken as its process.
+ */
+int target__open(pid_t pid, struct target **out);
+/*
+ * Starts argv stopped after exec and runs it until its libraries are mapped.
+ * -ENOENT etc.: exec failed (errno of execvp); -ECHILD: it died before that.
+ */
+int target__launch(char *const argv[], struct target **out);
+/* lets a launched target run (no-op for -p) */
+int target__resume(struct target *t);
+/* the target is gone (after its pidfd polled readable): how it ended, for the summary */
+void target__ending(struct target *t, char *buf, size_t size);
+/* frees; a launched target that never ran is killed */
+void target__destroy(struct target *t);
+
+pid_t target__pid(const struct target *t);
+/* polls readable when the process has exited */
+int target__pidfd(const struct target *t);
+int target__launched(const struct target *t);
+
+#endif
