@@ -383,7 +383,18 @@ int attach__attach(struct attach *a)
 		if (err)
 			return err;
 	}
+	/* free before the allocation entries: a block allocated under our probes
+	 * must never be released unseen */
 	for (i = 0; i < a->nsites; i++) {
+		if (a->sites[i].def->entry != ENTER_FREE)
+			continue;
+		err = attach_one(a, &a->sites[i], false);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < a->nsites; i++) {
+		if (a->sites[i].def->entry == ENTER_FREE)
+			continue;
 		err = attach_one(a, &a->sites[i], false);
 		if (err)
 			return err;

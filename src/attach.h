@@ -23,8 +23,8 @@ void attach__destroy(struct attach *a);	/* detaches */
  * attach__culprit() names the object then.
  */
 int attach__find(struct attach *a);
-/* attaches every found site: return probes before entry probes, so that no
- * call can be entered under our probes and return without them */
+/* attaches every found site: return probes first, so that no call is entered
+ * under our probes and returns without them; then free, then the allocators */
 int attach__attach(struct attach *a);
 
 const char *attach__culprit(const struct attach *a);
