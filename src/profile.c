@@ -52,7 +52,18 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric)
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes)
 {
-	return stacks__frames(p->stack_table, s->stack_id, nframes);
+	const uint64_t *frames = stacks__frames(p->stack_table, s->stack_id, nframes);
+	uint32_t i;
+
+	/* a frame-pointer walk through code that uses rbp for data goes on with
+	 * garbage: stop after the first frame that lies in no module */
+	for (i = 0; i < *nframes && p->symbolizer; i++) {
+		if (!symbolizer__in_module(p->symbolizer, frames[i])) {
+			*nframes = i + 1;
+			break;
+		}
+	}
+	return frames;
 }
 
 const char *profile__frame_name(const struct profile *p, uint64_t frame)

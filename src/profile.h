@@ -37,7 +37,8 @@ struct profile *profile__snapshot(struct heap *heap, struct symbolizer *symboliz
 void profile__destroy(struct profile *p);
 
 uint64_t profile__value(const struct profile_stack *s, enum metric metric);
-/* frames of a stack, innermost first (return addresses) */
+/* frames of a stack, innermost first (return addresses), ending at the
+ * first frame outside every module (shown as "[unknown]") */
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes);
 /* name of a frame's function, "[unknown]" when none */

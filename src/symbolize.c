@@ -157,6 +157,13 @@ static char *lookup(struct symbolizer *s, uint64_t ret_addr)
 	return demangled ? demangled : strdup(name);
 }
 
+bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
+{
+	if (table__lookup(s->names, ret_addr))
+		return true;
+	return dwfl_addrmodule(s->dwfl, ret_addr - 1) != NULL;
+}
+
 const char *symbolizer__function(struct symbolizer *s, uint64_t ret_addr)
 {
 	char **cached = table__lookup(s->names, ret_addr);
