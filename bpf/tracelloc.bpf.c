@@ -18,7 +18,8 @@ const volatile __u32 target_tgid = 0;
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
 	__u32 depth;		/* traced calls in progress on this thread */
-	__u32 fn;
+	__u16 fn;
+	__u16 exiting;		/* the thread has begun to exit */
 	__u64 size;
 	__u64 ptr_arg;		/* realloc's old block, posix_memalign's memptr */
 	/* built here rather than in a per-CPU buffer, which a preempted
@@ -223,6 +224,26 @@ int BPF_KPROBE(enter_free, void *ptr)
 	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
 	if (s && s->depth)
 		return 0;
-	send_ptr_event(EVENT_FREE, (__u64)ptr);
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, (__u64)ptr);
+	return 0;
+}
+
+/*
+ * start_thread() calls __call_tls_dtors() once the thread function is done;
+ * then glibc hands every chunk of the thread's cache to free() again. Those
+ * were freed by the program already: the daemon must not call them unknown.
+ */
+SEC("uprobe")
+int BPF_KPROBE(enter_thread_exit)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct call_state *s;
+
+	/* the main thread runs it from exit(), where frees are the program's */
+	if (!in_target() || (__u32)id == target_tgid)
+		return 0;
+	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s)
+		s->exiting = 1;
 	return 0;
 }

@@ -26,6 +26,7 @@ enum alloc_fn {
 	FN_NEW_ALIGNED,
 	FN_NEW_ARRAY_ALIGNED,
 	FN_FREE,
+	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
 	FN__COUNT,
 };
 
@@ -35,6 +36,7 @@ enum event_type {
 	EVENT_FREE,		/* struct ptr_event: addr released */
 	EVENT_REALLOC_BEGIN,	/* struct ptr_event: addr handed to realloc, may be released */
 	EVENT_REALLOC_FAILED,	/* struct ptr_event: realloc failed, addr is still live */
+	EVENT_EXIT_FREE,	/* struct ptr_event: free by a thread that is exiting */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */

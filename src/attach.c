@@ -23,6 +23,7 @@ enum entry_prog {
 	ENTER_REALLOCARRAY,
 	ENTER_POSIX_MEMALIGN,
 	ENTER_FREE,
+	ENTER_THREAD_EXIT,
 };
 
 enum library { LIB_C, LIB_STDCXX };
@@ -43,6 +44,7 @@ static const struct probe_def {
 	{ "valloc", FN_VALLOC, ENTER_SIZE1, LIB_C },
 	{ "pvalloc", FN_PVALLOC, ENTER_SIZE1, LIB_C },
 	{ "free", FN_FREE, ENTER_FREE, LIB_C },
+	{ "__call_tls_dtors", FN_THREAD_EXIT, ENTER_THREAD_EXIT, LIB_C },
 	/* operator new: the stack at its return is complete even though
 	 * libstdc++ has no frame pointers; its inner malloc counts as nested.
 	 * operator delete is a tail call to free, which the free probe sees. */
@@ -349,6 +351,7 @@ static struct bpf_program *entry_program(struct tracelloc_bpf *skel, enum entry_
 	case ENTER_REALLOCARRAY: return skel->progs.enter_reallocarray;
 	case ENTER_POSIX_MEMALIGN: return skel->progs.enter_posix_memalign;
 	case ENTER_FREE: return skel->progs.enter_free;
+	case ENTER_THREAD_EXIT: return skel->progs.enter_thread_exit;
 	}
 	return NULL;
 }
@@ -368,6 +371,12 @@ static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 	return 0;
 }
 
+/* free and the thread-exit hook: they allocate nothing, so no return probe */
+static bool entry_only(const struct probe_def *def)
+{
+	return def->entry == ENTER_FREE || def->entry == ENTER_THREAD_EXIT;
+}
+
 int attach__attach(struct attach *a)
 {
 	size_t i;
@@ -377,23 +386,23 @@ int attach__attach(struct attach *a)
 	if (!a->links)
 		return -ENOMEM;
 	for (i = 0; i < a->nsites; i++) {
-		if (a->sites[i].def->entry == ENTER_FREE)
+		if (entry_only(a->sites[i].def))
 			continue;
 		err = attach_one(a, &a->sites[i], true);
 		if (err)
 			return err;
 	}
-	/* free before the allocation entries: a block allocated under our probes
+	/* free (and the exit hook) before the allocation entries: a block allocated under our probes
 	 * must never be released unseen */
 	for (i = 0; i < a->nsites; i++) {
-		if (a->sites[i].def->entry != ENTER_FREE)
+		if (!entry_only(a->sites[i].def))
 			continue;
 		err = attach_one(a, &a->sites[i], false);
 		if (err)
 			return err;
 	}
 	for (i = 0; i < a->nsites; i++) {
-		if (a->sites[i].def->entry == ENTER_FREE)
+		if (entry_only(a->sites[i].def))
 			continue;
 		err = attach_one(a, &a->sites[i], false);
 		if (err)

@@ -47,6 +47,9 @@ static int handle_record(void *ctx, void *data, size_t size)
 	case EVENT_FREE:
 		heap__free(e->heap, ev->tid, ev->addr);
 		return 0;
+	case EVENT_EXIT_FREE:
+		heap__exit_free(e->heap, ev->tid, ev->addr);
+		return 0;
 	case EVENT_REALLOC_BEGIN:
 		heap__realloc_begin(e->heap, ev->tid, ev->addr);
 		return 0;

@@ -133,6 +133,18 @@ void heap__free(struct heap *h, uint32_t tid, uint64_t addr)
 	h->stats.unknown_frees++;
 }
 
+void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr)
+{
+	struct live_block b;
+
+	if (table__remove(h->live, addr, &b)) {
+		h->stats.exit_cache_frees++;
+		return;
+	}
+	release(h, &b);
+	h->stats.frees++;
+}
+
 void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr)
 {
 	struct pending_block *pending;

@@ -21,6 +21,7 @@ struct heap_stats {
 	uint64_t live_bytes;
 	uint64_t failed_stacks;	/* allocations whose stack could not be captured */
 	uint64_t reused_live;	/* allocation at a live address: its free was lost */
+	uint64_t exit_cache_frees; /* glibc returning a dead thread's cached chunks */
 };
 
 struct live_block {
@@ -37,6 +38,9 @@ void heap__destroy(struct heap *h);
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
 		uint32_t fn, const uint64_t *frames, int nframes);
 void heap__free(struct heap *h, uint32_t tid, uint64_t addr);
+/* a free by an exiting thread: of a block not live, it is glibc emptying the
+ * thread's cache of chunks the program freed already */
+void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr);
 /* realloc(addr, ...) began on tid: addr leaves the live set until the call ends */
 void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr);
 /* it failed: addr is live again, with its original stack and age */
