@@ -59,7 +59,7 @@ $(OUT)/tests/%: tests/targets/%.cpp | $(OUT)/tests
 $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests
 	$(CC) -O1 -static -nostdlib -o $@ $<
 
-$(OUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUT)/tests
+$(OUT)/tests/unit: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS)
 
 targets: $(TEST_TARGETS) $(OUT)/demo

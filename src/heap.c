@@ -169,8 +169,8 @@ void heap__realloc_failed(struct heap *h, uint32_t tid, uint64_t addr)
 
 	if (table__remove(h->in_realloc, tid, &pending))
 		return;
-	if (pending.addr == addr)
-		restore(h, addr, &pending.block);
+	/* a mismatch means an event was lost; the set-aside block is live either way */
+	restore(h, pending.addr, &pending.block);
 }
 
 int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t addr,

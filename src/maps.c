@@ -14,10 +14,12 @@ static int add_line(struct maps *maps, const char *line, size_t *cap)
 	int path_at = 0;
 	size_t len;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+	/* no space before %n: it would skip the newline of a line with no path */
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 "%n",
 		   &m.start, &m.end, perms, &m.offset, &m.dev_major, &m.dev_minor, &m.inode,
 		   &path_at) < 7)
 		return -EINVAL;
+	path_at += strspn(line + path_at, " \t");
 	m.exec = perms[2] == 'x';
 	len = strcspn(line + path_at, "\n");
 	if (len) {

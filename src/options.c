@@ -81,7 +81,7 @@ static int parse_size(const char *arg, uint64_t *out)
 
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg) {
+	if (!errno && end != arg && v <= (1ULL << 30)) {
 		if (*end == 'K' || *end == 'k')
 			v <<= 10, end++;
 		else if (*end == 'M' || *end == 'm')
@@ -94,6 +94,19 @@ static int parse_size(const char *arg, uint64_t *out)
 			   arg);
 	*out = v;
 	return 0;
+}
+
+/* the option getopt stopped at: "--name" as written, or "-x" out of a cluster */
+static const char *option_name(const char *arg, int opt)
+{
+	static char name[64];
+
+	if (!strncmp(arg, "--", 2) || !opt) {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+		return name;
+	}
+	snprintf(name, sizeof(name), "-%c", opt);
+	return name;
 }
 
 int options__parse(int argc, char **argv, struct options *opts)
@@ -118,7 +131,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opts->ringbuf_bytes = 16 << 20;
 
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0, not 1: a full reset of getopt, clusters and '+' included */
 	/* '+': stop at the first non-option, which starts the command */
 	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:vhV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -156,9 +169,10 @@ int options__parse(int argc, char **argv, struct options *opts)
 			printf("tracelloc " VERSION "\n");
 			return OPTIONS_EXIT;
 		case ':':
-			return bad("option '%s' needs a value", argv[optind - 1]);
+			return bad("option '%s' needs a value", option_name(argv[optind - 1], optopt));
 		default:
-			return bad("unknown option '%s' (see tracelloc --help)", argv[optind - 1]);
+			return bad("unknown option '%s' (see tracelloc --help)",
+				   option_name(argv[optind - 1], optopt));
 		}
 		if (err)
 			return err;

@@ -13,7 +13,8 @@ void report__human_bytes(uint64_t bytes, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 " B", bytes);
 		return;
 	}
-	while (value >= 1024 && unit < 3) {
+	/* 1023.5 KiB would print as "1024 KiB": switch units before rounding does */
+	while (value >= 1023.5 && unit < 3) {
 		value /= 1024;
 		unit++;
 	}

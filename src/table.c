@@ -30,8 +30,10 @@ static inline void *slot_value(const struct table *t, size_t i)
 
 static inline size_t home_slot(const struct table *t, uint64_t key)
 {
-	/* Fibonacci hashing: heap addresses differ mostly in their middle bits */
-	return (size_t)((key * 0x9E3779B97F4A7C15ULL) >> 17) & (t->capacity - 1);
+	/* heap addresses differ mostly in their middle bits: mix them all down */
+	uint64_t h = key * 0x9E3779B97F4A7C15ULL;
+
+	return (size_t)(h ^ (h >> 32)) & (t->capacity - 1);
 }
 
 struct table *table__new(size_t value_size)

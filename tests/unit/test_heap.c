@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0
+/* heap.c (the ledger), profile.c and folded.c (output of a real heap) */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "folded.h"
+#include "heap.h"
+#include "profile.h"
+#include "test.h"
+#include "tracelloc.h"
+
+static const uint64_t S1[] = { 0x401100, 0x402200, 0x403300 };
+static const uint64_t S2[] = { 0x501100, 0x502200 };
+static const uint64_t S3[] = { 0x601100 };
+
+/* the live block at addr, or NULL */
+static const struct live_block *find_live(const struct heap *h, uint64_t addr)
+{
+	const struct live_block *b;
+	size_t pos = 0;
+	uint64_t a;
+
+	while ((b = heap__next_live(h, &pos, &a)))
+		if (a == addr)
+			return b;
+	return NULL;
+}
+
+/* the id of an already interned stack (0 if it was not: the caller asserts) */
+static uint32_t stack_id(struct heap *h, const uint64_t *frames, uint32_t n)
+{
+	struct stacks *s = heap__stacks(h);
+	uint32_t before = stacks__count(s), id = stacks__intern(s, frames, n);
+
+	return stacks__count(s) == before ? id : 0;
+}
+
+#define ASSERT_STATS(h, ac, ab, fr, uf, lc, lb, fs, rl)                              \
+	do {                                                                        \
+		const struct heap_stats *___s = heap__stats(h);                     \
+		ASSERT_EQ(___s->alloc_calls, ac, "stats.alloc_calls");             \
+		ASSERT_EQ(___s->alloc_bytes, ab, "stats.alloc_bytes");             \
+		ASSERT_EQ(___s->frees, fr, "stats.frees");                         \
+		ASSERT_EQ(___s->unknown_frees, uf, "stats.unknown_frees");         \
+		ASSERT_EQ(___s->live_count, lc, "stats.live_count");               \
+		ASSERT_EQ(___s->live_bytes, lb, "stats.live_bytes");               \
+		ASSERT_EQ(___s->failed_stacks, fs, "stats.failed_stacks");         \
+		ASSERT_EQ(___s->reused_live, rl, "stats.reused_live");             \
+	} while (0)
+
+#define ASSERT_TOTALS(h, frames, lb, lc, ab, ac)                                     \
+	do {                                                                        \
+		uint32_t ___id = stack_id(h, frames, sizeof(frames) / sizeof(frames[0])); \
+		const struct stack_totals *___t = stacks__totals(heap__stacks(h), ___id); \
+		ASSERT_OK_PTR(___t, "totals of " #frames);                          \
+		ASSERT_EQ(___t->live_bytes, lb, #frames ".live_bytes");            \
+		ASSERT_EQ(___t->live_count, lc, #frames ".live_count");            \
+		ASSERT_EQ(___t->alloc_bytes, ab, #frames ".alloc_bytes");          \
+		ASSERT_EQ(___t->alloc_count, ac, #frames ".alloc_count");          \
+	} while (0)
+
+#define ASSERT_LIVE(h, addr, sz, birth, frames, func)                                \
+	do {                                                                        \
+		const struct live_block *___b = find_live(h, addr);                 \
+		ASSERT_OK_PTR(___b, "live block at %#llx", (unsigned long long)(addr)); \
+		ASSERT_EQ(___b->size, sz, "size of block %#llx", (unsigned long long)(addr)); \
+		ASSERT_EQ(___b->birth_ns, birth, "birth of block %#llx", (unsigned long long)(addr)); \
+		ASSERT_EQ(___b->stack_id,                                           \
+			  stack_id(h, frames, sizeof(frames) / sizeof(frames[0])),  \
+			  "stack of block %#llx", (unsigned long long)(addr));      \
+		ASSERT_EQ(___b->fn, func, "fn of block %#llx", (unsigned long long)(addr)); \
+	} while (0)
+
+#define ASSERT_NOT_LIVE(h, addr)                                                    \
+	ASSERT_NULL(find_live(h, addr), "block %#llx is not live", (unsigned long long)(addr))
+
+/* the sums over live blocks and over stacks agree with the process-wide stats */
+static void check_consistent(struct heap *h)
+{
+	const struct heap_stats *st = heap__stats(h);
+	struct stacks *s = heap__stacks(h);
+	uint64_t count = 0, bytes = 0, lc = 0, lb = 0, ac = 0, ab = 0;
+	const struct live_block *b;
+	size_t pos = 0;
+	uint32_t id;
+
+	while ((b = heap__next_live(h, &pos, NULL))) {
+		count++;
+		bytes += b->size;
+	}
+	for (id = 1; id <= stacks__count(s); id++) {
+		const struct stack_totals *t = stacks__totals(s, id);
+
+		lc += t->live_count;
+		lb += t->live_bytes;
+		ac += t->alloc_count;
+		ab += t->alloc_bytes;
+	}
+	ASSERT_EQ(count, st->live_count, "live blocks iterated vs stats.live_count");
+	ASSERT_EQ(bytes, st->live_bytes, "bytes of live blocks iterated vs stats.live_bytes");
+	ASSERT_EQ(lc, st->live_count, "sum of stack live_count vs stats.live_count");
+	ASSERT_EQ(lb, st->live_bytes, "sum of stack live_bytes vs stats.live_bytes");
+	ASSERT_EQ(ac, st->alloc_calls, "sum of stack alloc_count vs stats.alloc_calls");
+	ASSERT_EQ(ab, st->alloc_bytes, "sum of stack alloc_bytes vs stats.alloc_bytes");
+}
+
+TEST(heap_alloc_free)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_STATS(h, 0, 0, 0, 0, 0, 0, 0, 0);
+	ASSERT_OK(heap__alloc(h, 10, 0x1000, 100, 111, FN_MALLOC, S1, 3), "alloc 0x1000");
+	ASSERT_STATS(h, 1, 100, 0, 0, 1, 100, 0, 0);
+	ASSERT_TOTALS(h, S1, 100, 1, 100, 1);
+	ASSERT_LIVE(h, 0x1000, 100, 111, S1, FN_MALLOC);
+
+	ASSERT_OK(heap__alloc(h, 10, 0x2000, 20, 222, FN_CALLOC, S1, 3), "alloc 0x2000");
+	ASSERT_OK(heap__alloc(h, 11, 0x3000, 7, 333, FN_NEW, S2, 2), "alloc 0x3000");
+	ASSERT_STATS(h, 3, 127, 0, 0, 3, 127, 0, 0);
+	ASSERT_TOTALS(h, S1, 120, 2, 120, 2);
+	ASSERT_TOTALS(h, S2, 7, 1, 7, 1);
+	ASSERT_EQ(stacks__count(heap__stacks(h)), 2, "stacks interned");
+
+	heap__free(h, 11, 0x1000);	/* any thread may free */
+	ASSERT_STATS(h, 3, 127, 1, 0, 2, 27, 0, 0);
+	ASSERT_TOTALS(h, S1, 20, 1, 120, 2);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	ASSERT_LIVE(h, 0x2000, 20, 222, S1, FN_CALLOC);
+
+	heap__free(h, 10, 0x3000);
+	ASSERT_STATS(h, 3, 127, 2, 0, 1, 20, 0, 0);
+	ASSERT_TOTALS(h, S2, 0, 0, 7, 1);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* a freed address may be handed out again */
+	ASSERT_OK(heap__alloc(h, 10, 0x1000, 5, 444, FN_MALLOC, S3, 1), "alloc 0x1000 again");
+	ASSERT_STATS(h, 4, 132, 2, 0, 2, 25, 0, 0);
+	ASSERT_TOTALS(h, S3, 5, 1, 5, 1);
+	ASSERT_LIVE(h, 0x1000, 5, 444, S3, FN_MALLOC);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+	heap__destroy(NULL);
+}
+
+TEST(heap_unknown_free)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	heap__free(h, 1, 0xdead0);
+	ASSERT_STATS(h, 0, 0, 0, 1, 0, 0, 0, 0);
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 8, 1, FN_MALLOC, S1, 3), "alloc");
+	heap__free(h, 1, 0x1000);
+	heap__free(h, 1, 0x1000);	/* double free: the second is unknown */
+	ASSERT_STATS(h, 1, 8, 1, 2, 0, 0, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 8, 1);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_alloc_at_live_address)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 100, 1, FN_MALLOC, S1, 3), "alloc");
+	/* the free of the first block was lost: the second replaces it */
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 30, 2, FN_NEW, S2, 2), "alloc at a live address");
+	ASSERT_STATS(h, 2, 130, 0, 0, 1, 30, 0, 1);
+	ASSERT_TOTALS(h, S1, 0, 0, 100, 1);
+	ASSERT_TOTALS(h, S2, 30, 1, 30, 1);
+	ASSERT_LIVE(h, 0x1000, 30, 2, S2, FN_NEW);
+	ASSERT_HELPER(check_consistent(h));
+	/* same stack twice */
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 40, 3, FN_NEW, S2, 2), "alloc at a live address again");
+	ASSERT_STATS(h, 3, 170, 0, 0, 1, 40, 0, 2);
+	ASSERT_TOTALS(h, S2, 40, 1, 70, 2);
+	heap__free(h, 1, 0x1000);
+	ASSERT_STATS(h, 3, 170, 1, 0, 0, 0, 0, 2);
+	ASSERT_TOTALS(h, S2, 0, 0, 70, 2);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_realloc_done)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 7, 0x1000, 100, 10, FN_MALLOC, S1, 3), "alloc");
+	heap__realloc_begin(h, 7, 0x1000);
+	/* while the call runs the block is set aside */
+	ASSERT_STATS(h, 1, 100, 0, 0, 0, 0, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 100, 1);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	ASSERT_OK(heap__realloc_done(h, 7, 0x1000, 0x2000, 300, 20, FN_REALLOC, S2, 2), "done");
+	ASSERT_STATS(h, 2, 400, 1, 0, 1, 300, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 100, 1);
+	ASSERT_TOTALS(h, S2, 300, 1, 300, 1);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	ASSERT_LIVE(h, 0x2000, 300, 20, S2, FN_REALLOC);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* grown in place: same address */
+	heap__realloc_begin(h, 7, 0x2000);
+	ASSERT_OK(heap__realloc_done(h, 7, 0x2000, 0x2000, 500, 30, FN_REALLOC, S2, 2), "in place");
+	ASSERT_STATS(h, 3, 900, 2, 0, 1, 500, 0, 0);
+	ASSERT_TOTALS(h, S2, 500, 1, 800, 2);
+	ASSERT_LIVE(h, 0x2000, 500, 30, S2, FN_REALLOC);
+
+	/* realloc(NULL, n): old_addr 0 is a plain allocation */
+	ASSERT_OK(heap__realloc_done(h, 7, 0, 0x3000, 9, 40, FN_REALLOC, S3, 1), "realloc(NULL)");
+	ASSERT_STATS(h, 4, 909, 2, 0, 2, 509, 0, 0);
+	ASSERT_TOTALS(h, S3, 9, 1, 9, 1);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* nothing pending is left behind: a later free of 0x1000 is unknown */
+	heap__free(h, 7, 0x1000);
+	ASSERT_STATS(h, 4, 909, 2, 1, 2, 509, 0, 0);
+	heap__destroy(h);
+}
+
+TEST(heap_realloc_failed)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 7, 0x1000, 100, 10, FN_CALLOC, S1, 3), "alloc");
+	ASSERT_OK(heap__alloc(h, 7, 0x5000, 1, 11, FN_MALLOC, S2, 2), "another alloc");
+	heap__realloc_begin(h, 7, 0x1000);
+	ASSERT_STATS(h, 2, 101, 0, 0, 1, 1, 0, 0);
+	heap__realloc_failed(h, 7, 0x1000);
+	/* back, with its original stack, age and function */
+	ASSERT_STATS(h, 2, 101, 0, 0, 2, 101, 0, 0);
+	ASSERT_TOTALS(h, S1, 100, 1, 100, 1);
+	ASSERT_LIVE(h, 0x1000, 100, 10, S1, FN_CALLOC);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* the pending entry is gone: freeing it now is an ordinary free */
+	heap__free(h, 7, 0x1000);
+	ASSERT_STATS(h, 2, 101, 1, 0, 1, 1, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 100, 1);
+
+	/* realloc of a block we never saw: begin and failed change nothing */
+	heap__realloc_begin(h, 7, 0x9000);
+	heap__realloc_failed(h, 7, 0x9000);
+	ASSERT_STATS(h, 2, 101, 1, 0, 1, 1, 0, 0);
+	ASSERT_NOT_LIVE(h, 0x9000);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_realloc_to_zero_is_a_free)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 3, 0x1000, 64, 1, FN_MALLOC, S1, 3), "alloc");
+	heap__realloc_begin(h, 3, 0x1000);
+	heap__free(h, 3, 0x1000);	/* realloc(p, 0) frees p */
+	ASSERT_STATS(h, 1, 64, 1, 0, 0, 0, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 64, 1);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	/* no pending block is left: a failed event now restores nothing */
+	heap__realloc_failed(h, 3, 0x1000);
+	ASSERT_STATS(h, 1, 64, 1, 0, 0, 0, 0, 0);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_realloc_done_without_begin)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 4, 0x1000, 50, 1, FN_MALLOC, S1, 3), "alloc");
+	/* the begin event was lost: the old block is still live, and is freed */
+	ASSERT_OK(heap__realloc_done(h, 4, 0x1000, 0x2000, 80, 2, FN_REALLOC, S2, 2), "done");
+	ASSERT_STATS(h, 2, 130, 1, 0, 1, 80, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 50, 1);
+	ASSERT_TOTALS(h, S2, 80, 1, 80, 1);
+	ASSERT_NOT_LIVE(h, 0x1000);
+	ASSERT_LIVE(h, 0x2000, 80, 2, S2, FN_REALLOC);
+
+	/* old block allocated before tracing began: an unknown free */
+	ASSERT_OK(heap__realloc_done(h, 4, 0x7000, 0x3000, 16, 3, FN_REALLOCARRAY, S3, 1), "done");
+	ASSERT_STATS(h, 3, 146, 1, 1, 2, 96, 0, 0);
+	ASSERT_TOTALS(h, S3, 16, 1, 16, 1);
+	ASSERT_LIVE(h, 0x3000, 16, 3, S3, FN_REALLOCARRAY);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* begin of an unknown block, then done: still one unknown free */
+	heap__realloc_begin(h, 4, 0x8000);
+	ASSERT_OK(heap__realloc_done(h, 4, 0x8000, 0x4000, 4, 4, FN_REALLOC, S3, 1), "done");
+	ASSERT_STATS(h, 4, 150, 1, 2, 3, 100, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_realloc_lost_end)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 5, 0x1000, 10, 1, FN_MALLOC, S1, 3), "alloc A");
+	ASSERT_OK(heap__alloc(h, 5, 0x2000, 20, 2, FN_MALLOC, S2, 2), "alloc B");
+	heap__realloc_begin(h, 5, 0x1000);
+	/* the end of realloc(A) was lost: a new begin on the thread puts A back */
+	heap__realloc_begin(h, 5, 0x2000);
+	ASSERT_STATS(h, 2, 30, 0, 0, 1, 10, 0, 0);
+	ASSERT_LIVE(h, 0x1000, 10, 1, S1, FN_MALLOC);
+	ASSERT_NOT_LIVE(h, 0x2000);
+	ASSERT_OK(heap__realloc_done(h, 5, 0x2000, 0x3000, 40, 3, FN_REALLOC, S3, 1), "done B");
+	ASSERT_STATS(h, 3, 70, 1, 0, 2, 50, 0, 0);
+	ASSERT_TOTALS(h, S1, 10, 1, 10, 1);
+	ASSERT_TOTALS(h, S2, 0, 0, 20, 1);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* a done whose old block is not the pending one: the pending one is put back */
+	heap__realloc_begin(h, 5, 0x1000);
+	ASSERT_OK(heap__realloc_done(h, 5, 0x3000, 0x4000, 1, 4, FN_REALLOC, S3, 1), "done C");
+	ASSERT_STATS(h, 4, 71, 2, 0, 2, 11, 0, 0);
+	ASSERT_LIVE(h, 0x1000, 10, 1, S1, FN_MALLOC);
+	ASSERT_NOT_LIVE(h, 0x3000);
+	ASSERT_LIVE(h, 0x4000, 1, 4, S3, FN_REALLOC);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* a free of some other unknown block on the thread leaves the pending one be */
+	heap__realloc_begin(h, 5, 0x1000);
+	heap__free(h, 5, 0xbad0);
+	ASSERT_STATS(h, 4, 71, 2, 1, 1, 1, 0, 0);
+	ASSERT_OK(heap__realloc_done(h, 5, 0x1000, 0x6000, 12, 5, FN_REALLOC, S1, 3), "done A");
+	ASSERT_STATS(h, 5, 83, 3, 1, 2, 13, 0, 0);
+	ASSERT_TOTALS(h, S1, 12, 1, 22, 2);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_failed_stack)
+{
+	static const uint64_t none[] = { 0 };
+	struct heap *h = heap__new();
+	uint32_t empty;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 33, 1, FN_MALLOC, NULL, -EFAULT), "alloc, no stack");
+	ASSERT_OK(heap__alloc(h, 1, 0x2000, 44, 2, FN_MALLOC, S1, -ENOMEM), "alloc, failed stack");
+	ASSERT_STATS(h, 2, 77, 0, 0, 2, 77, 2, 0);
+	/* both accounted to the empty stack */
+	ASSERT_EQ(stacks__count(heap__stacks(h)), 1, "stacks interned");
+	empty = stack_id(h, none, 0);
+	ASSERT_EQ(empty, 1, "id of the empty stack");
+	ASSERT_EQ(find_live(h, 0x1000) ? find_live(h, 0x1000)->stack_id : 0, empty,
+		  "stack of the block without stack");
+	ASSERT_EQ(stacks__totals(heap__stacks(h), empty)->live_bytes, 77, "live bytes, empty stack");
+	ASSERT_EQ(stacks__totals(heap__stacks(h), empty)->alloc_count, 2, "allocs, empty stack");
+	heap__free(h, 1, 0x1000);
+	ASSERT_STATS(h, 2, 77, 1, 0, 1, 44, 2, 0);
+	ASSERT_EQ(stacks__totals(heap__stacks(h), empty)->live_count, 1, "live count, empty stack");
+	/* a zero-length stack that was captured is not a failure */
+	ASSERT_OK(heap__alloc(h, 1, 0x3000, 1, 3, FN_MALLOC, NULL, 0), "alloc, empty stack");
+	ASSERT_STATS(h, 3, 78, 1, 0, 2, 45, 2, 0);
+	/* a failed stack on a realloc */
+	heap__realloc_begin(h, 1, 0x2000);
+	ASSERT_OK(heap__realloc_done(h, 1, 0x2000, 0x4000, 50, 4, FN_REALLOC, NULL, -EFAULT),
+		  "realloc, failed stack");
+	ASSERT_STATS(h, 4, 128, 2, 0, 2, 51, 3, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_two_threads_interleaved_reallocs)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 100, 0x1000, 10, 1, FN_MALLOC, S1, 3), "alloc A on 100");
+	ASSERT_OK(heap__alloc(h, 200, 0x2000, 20, 2, FN_MALLOC, S2, 2), "alloc B on 200");
+	ASSERT_OK(heap__alloc(h, 200, 0x3000, 30, 3, FN_MALLOC, S2, 2), "alloc C on 200");
+
+	heap__realloc_begin(h, 100, 0x1000);
+	heap__realloc_begin(h, 200, 0x2000);
+	ASSERT_STATS(h, 3, 60, 0, 0, 1, 30, 0, 0);
+	/* thread 200 fails first, thread 100 succeeds at the address B had */
+	heap__realloc_failed(h, 200, 0x2000);
+	ASSERT_STATS(h, 3, 60, 0, 0, 2, 50, 0, 0);
+	ASSERT_LIVE(h, 0x2000, 20, 2, S2, FN_MALLOC);
+	ASSERT_OK(heap__realloc_done(h, 100, 0x1000, 0x4000, 15, 4, FN_REALLOC, S3, 1), "done A");
+	ASSERT_STATS(h, 4, 75, 1, 0, 3, 65, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 10, 1);
+	ASSERT_TOTALS(h, S2, 50, 2, 50, 2);
+	ASSERT_TOTALS(h, S3, 15, 1, 15, 1);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* both threads in realloc again; ends in the opposite order */
+	heap__realloc_begin(h, 100, 0x4000);
+	heap__realloc_begin(h, 200, 0x3000);
+	ASSERT_STATS(h, 4, 75, 1, 0, 1, 20, 0, 0);
+	ASSERT_OK(heap__realloc_done(h, 200, 0x3000, 0x5000, 31, 5, FN_REALLOC, S2, 2), "done C");
+	ASSERT_STATS(h, 5, 106, 2, 0, 2, 51, 0, 0);
+	ASSERT_NOT_LIVE(h, 0x4000);	/* still inside thread 100's realloc */
+	heap__realloc_failed(h, 100, 0x4000);
+	ASSERT_STATS(h, 5, 106, 2, 0, 3, 66, 0, 0);
+	ASSERT_LIVE(h, 0x4000, 15, 4, S3, FN_REALLOC);
+	ASSERT_LIVE(h, 0x5000, 31, 5, S2, FN_REALLOC);
+	ASSERT_TOTALS(h, S2, 51, 2, 81, 3);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* thread 200's free of the block thread 100 is reallocating to zero */
+	heap__realloc_begin(h, 100, 0x5000);
+	heap__free(h, 100, 0x5000);
+	ASSERT_STATS(h, 5, 106, 3, 0, 2, 35, 0, 0);
+	ASSERT_TOTALS(h, S2, 20, 1, 81, 3);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+/* well-formed random event streams (every realloc ends, all allocations seen)
+ * against a model: no unknown frees, no reuse, exact live set */
+TEST(heap_random_against_model)
+{
+	enum { SLOTS = 512, STEPS = 20000, TIDS = 4 };
+	static const uint64_t *const stacks[] = { S1, S2, S3 };
+	static const int depth[] = { 3, 2, 1 };
+	uint64_t size[SLOTS] = {}, seed = 77, allocs = 0, frees = 0, bytes = 0;
+	struct heap *h = heap__new();
+	size_t step, i, live = 0;
+	uint64_t live_bytes = 0;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	for (step = 0; step < STEPS; step++) {
+		size_t slot = test__rand(&seed) % SLOTS, to = test__rand(&seed) % SLOTS;
+		uint32_t tid = 1 + test__rand(&seed) % TIDS;
+		int s = test__rand(&seed) % 3, op = test__rand(&seed) % 4;
+		uint64_t addr = 0x10000 + slot * 16, new_addr = 0x10000 + to * 16;
+		uint64_t sz = 1 + test__rand(&seed) % 4096;
+
+		if (!size[slot]) {
+			ASSERT_OK(heap__alloc(h, tid, addr, sz, step, FN_MALLOC, stacks[s], depth[s]),
+				  "step %zu: alloc", step);
+			size[slot] = sz;
+			allocs++, bytes += sz, live++, live_bytes += sz;
+		} else if (op == 0) {
+			heap__free(h, tid, addr);
+			frees++, live--, live_bytes -= size[slot];
+			size[slot] = 0;
+		} else if (op == 1) {
+			heap__realloc_begin(h, tid, addr);
+			heap__realloc_failed(h, tid, addr);
+		} else if (op == 2 && (!size[to] || to == slot)) {
+			heap__realloc_begin(h, tid, addr);
+			ASSERT_OK(heap__realloc_done(h, tid, addr, new_addr, sz, step, FN_REALLOC,
+						     stacks[s], depth[s]), "step %zu: realloc", step);
+			live_bytes -= size[slot];
+			size[slot] = 0;
+			size[to] = sz;
+			allocs++, bytes += sz, frees++, live_bytes += sz;
+		} else {
+			heap__realloc_begin(h, tid, addr);
+			heap__free(h, tid, addr);
+			frees++, live--, live_bytes -= size[slot];
+			size[slot] = 0;
+		}
+		if (step % 1000 == 0)
+			ASSERT_HELPER(check_consistent(h));
+	}
+	ASSERT_STATS(h, allocs, bytes, frees, 0, live, live_bytes, 0, 0);
+	for (i = 0; i < SLOTS; i++) {
+		const struct live_block *b = find_live(h, 0x10000 + i * 16);
+
+		ASSERT_EQ(b ? b->size : 0, size[i], "size of slot %zu", i);
+	}
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_memory)
+{
+	struct heap *h = heap__new();
+	size_t m0;
+	uint64_t i;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	m0 = heap__memory(h);
+	ASSERT_GT(m0, 0, "memory of a new heap");
+	for (i = 1; i <= 1000; i++)
+		ASSERT_OK(heap__alloc(h, 1, i * 16, 1, 0, FN_MALLOC, S1, 3), "alloc %llu",
+			  (unsigned long long)i);
+	ASSERT_GT(heap__memory(h), m0, "memory grows with the live set");
+	heap__destroy(h);
+}
+
+/* metrics and profiles */
+
+TEST(metric_parse)
+{
+	static const struct {
+		const char *name;
+		enum metric metric;
+	} good[] = {
+		{ "live", METRIC_LIVE_BYTES },
+		{ "live-count", METRIC_LIVE_COUNT },
+		{ "allocated", METRIC_ALLOC_BYTES },
+		{ "count", METRIC_ALLOC_COUNT },
+	};
+	static const char *const bad[] = { "", "Live", "live ", "bytes", "live-bytes", "counts",
+					   "alloc" };
+	enum metric m;
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		m = (enum metric)-1;
+		ASSERT_OK(metric__parse(good[i].name, &m), "metric__parse(\"%s\")", good[i].name);
+		ASSERT_EQ(m, good[i].metric, "metric of \"%s\"", good[i].name);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = METRIC_ALLOC_COUNT;
+		ASSERT_EQ(metric__parse(bad[i], &m), -EINVAL, "metric__parse(\"%s\")", bad[i]);
+		ASSERT_EQ(m, METRIC_ALLOC_COUNT, "metric left alone by \"%s\"", bad[i]);
+	}
+}
+
+TEST(profile_snapshot)
+{
+	struct heap *h = heap__new();
+	struct profile *p;
+	size_t i;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 10, 0, FN_MALLOC, S1, 3), "alloc");
+	ASSERT_OK(heap__alloc(h, 1, 0x2000, 20, 0, FN_MALLOC, S2, 2), "alloc");
+	ASSERT_OK(heap__alloc(h, 1, 0x3000, 40, 0, FN_MALLOC, S2, 2), "alloc");
+	heap__free(h, 1, 0x3000);
+	p = profile__snapshot(h, NULL);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	ASSERT_EQ(p->count, 2, "stacks in the profile");
+	ASSERT_EQ(p->stats.alloc_calls, 3, "stats copied");
+	for (i = 0; i < p->count; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+		uint32_t n;
+		const uint64_t *f = profile__frames(p, s, &n);
+
+		if (n == 2) {
+			ASSERT_TRUE(f && f[0] == S2[0] && f[1] == S2[1], "frames of S2");
+			ASSERT_EQ(profile__value(s, METRIC_LIVE_BYTES), 20, "S2 live");
+			ASSERT_EQ(profile__value(s, METRIC_LIVE_COUNT), 1, "S2 live-count");
+			ASSERT_EQ(profile__value(s, METRIC_ALLOC_BYTES), 60, "S2 allocated");
+			ASSERT_EQ(profile__value(s, METRIC_ALLOC_COUNT), 2, "S2 count");
+		} else {
+			ASSERT_EQ(n, 3, "nframes of S1");
+			ASSERT_TRUE(f && f[0] == S1[0] && f[2] == S1[2], "frames of S1");
+			ASSERT_EQ(profile__value(s, METRIC_LIVE_BYTES), 10, "S1 live");
+		}
+	}
+	ASSERT_STREQ(profile__frame_name(p, S1[0]), "[unknown]", "frame name without symbolizer");
+	/* a snapshot does not move with the heap */
+	heap__free(h, 1, 0x2000);
+	for (i = 0; i < p->count; i++)
+		if (p->stacks[i].totals.alloc_count == 2)
+			ASSERT_EQ(p->stacks[i].totals.live_bytes, 20, "snapshot after a free");
+	profile__destroy(p);
+	profile__destroy(NULL);
+	heap__destroy(h);
+}
+
+/* folded output of the profile of h, in metric */
+static char *folded(struct heap *h, enum metric metric, int *err)
+{
+	struct profile *p = profile__snapshot(h, NULL);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	*err = -ENOMEM;
+	if (!p)
+		return NULL;
+	out = open_memstream(&text, &size);
+	if (!out) {
+		profile__destroy(p);
+		return NULL;
+	}
+	*err = folded__write(out, p, metric);
+	fclose(out);
+	profile__destroy(p);
+	return text;
+}
+
+#define ASSERT_FOLDED(h, metric, want)                                              \
+	do {                                                                        \
+		int ___err;                                                         \
+		char *___text = folded(h, metric, &___err);                         \
+		bool ___ok = ___text && !strcmp(___text, want);                     \
+		if (!___ok)                                                         \
+			test__fail_str(__FILE__, __LINE__, "folded " #metric, ___text, want); \
+		free(___text);                                                      \
+		if (!___ok)                                                         \
+			return;                                                     \
+		ASSERT_OK(___err, "folded__write " #metric);                        \
+	} while (0)
+
+#define U "[unknown]"
+
+TEST(folded_empty)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_FOLDED(h, METRIC_LIVE_BYTES, "");
+	ASSERT_FOLDED(h, METRIC_ALLOC_COUNT, "");
+	/* everything freed: nothing live, but allocations remain */
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 10, 0, FN_MALLOC, S1, 3), "alloc");
+	heap__free(h, 1, 0x1000);
+	ASSERT_FOLDED(h, METRIC_LIVE_BYTES, "");
+	ASSERT_FOLDED(h, METRIC_LIVE_COUNT, "");
+	ASSERT_FOLDED(h, METRIC_ALLOC_BYTES, U ";" U ";" U " 10\n");
+	ASSERT_FOLDED(h, METRIC_ALLOC_COUNT, U ";" U ";" U " 1\n");
+	heap__destroy(h);
+}
+
+TEST(folded_metrics_merge_and_order)
+{
+	static const uint64_t A1[] = { 0x10 }, A2[] = { 0x11 }, B[] = { 0x20 }, E[] = { 0x30 };
+	static const uint64_t C[] = { 0x10, 0x20 }, D[] = { 1, 2, 3 }, F[] = { 4, 5, 6, 7 };
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	/* with no symbolizer every frame is "[unknown]": stacks of one depth merge */
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 100, 0, FN_MALLOC, A1, 1), "A1");
+	ASSERT_OK(heap__alloc(h, 1, 0x1010, 50, 0, FN_MALLOC, A2, 1), "A2");
+	ASSERT_OK(heap__alloc(h, 1, 0x1020, 30, 0, FN_MALLOC, B, 1), "B");
+	heap__free(h, 1, 0x1020);
+	ASSERT_OK(heap__alloc(h, 1, 0x1030, 5, 0, FN_MALLOC, E, 1), "E");
+	ASSERT_OK(heap__alloc(h, 1, 0x2000, 1000, 0, FN_MALLOC, C, 2), "C");
+	ASSERT_OK(heap__alloc(h, 1, 0x3000, 70, 0, FN_MALLOC, D, 3), "D1");
+	ASSERT_OK(heap__alloc(h, 1, 0x3010, 120, 0, FN_MALLOC, D, 3), "D2");
+	heap__free(h, 1, 0x3000);
+	ASSERT_OK(heap__alloc(h, 1, 0x4000, 9, 0, FN_MALLOC, F, 4), "F");
+	heap__free(h, 1, 0x4000);
+
+	/* one-frame stacks: 100 + 50 + 0 + 5, each below D's 120, merged above it */
+	ASSERT_FOLDED(h, METRIC_LIVE_BYTES,
+		      U ";" U " 1000\n"
+		      U " 155\n"
+		      U ";" U ";" U " 120\n");
+	/* ties by the text of the stack */
+	ASSERT_FOLDED(h, METRIC_LIVE_COUNT,
+		      U " 3\n"
+		      U ";" U " 1\n"
+		      U ";" U ";" U " 1\n");
+	ASSERT_FOLDED(h, METRIC_ALLOC_BYTES,
+		      U ";" U " 1000\n"
+		      U ";" U ";" U " 190\n"
+		      U " 185\n"
+		      U ";" U ";" U ";" U " 9\n");
+	ASSERT_FOLDED(h, METRIC_ALLOC_COUNT,
+		      U " 4\n"
+		      U ";" U ";" U " 2\n"
+		      U ";" U " 1\n"
+		      U ";" U ";" U ";" U " 1\n");
+
+	/* a failed stack is "[unknown]" too, and merges with the one-frame stacks */
+	ASSERT_OK(heap__alloc(h, 1, 0x5000, 45, 0, FN_MALLOC, NULL, -EFAULT), "failed stack");
+	ASSERT_FOLDED(h, METRIC_LIVE_BYTES,
+		      U ";" U " 1000\n"
+		      U " 200\n"
+		      U ";" U ";" U " 120\n");
+	heap__destroy(h);
+}

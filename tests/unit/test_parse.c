@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0
+/* maps.c (/proc/PID/maps text) and options.c (the command line) */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "options.h"
+#include "test.h"
+
+/* as the kernel prints it: anonymous mappings end with "0 " (a trailing space) */
+static const char maps_text[] =
+	"55d0c0a00000-55d0c0a02000 r--p 00000000 fe:00 247498                     /usr/bin/my prog\n"
+	"55d0c0a02000-55d0c0a08000 r-xp 00002000 fe:00 247498                     /usr/bin/my prog\n"
+	"55d0c0a08000-55d0c0a0b000 r--p 00008000 fe:00 247498                     /usr/bin/my prog\n"
+	"55d0c1e4f000-55d0c1e70000 rw-p 00000000 00:00 0                          [heap]\n"
+	"7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0 \n"
+	"7f1c2a021000-7f1c2e000000 ---p 00000000 00:00 0 \n"
+	"7f1c2e1d4000-7f1c2e1fa000 r--p 00000000 fe:00 263342                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c2e1fa000-7f1c2e34f000 r-xp 00026000 fe:00 263342                     /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+	"7f1c2e400000-7f1c2e401000 r-xp 00001000 00:1f 12345                      /tmp/plug in.so (deleted)\n"
+	"7f1c2e5a0000-7f1c2e5a2000 rw-p 00000000 00:00 0 \n"
+	"7ffc1e2f0000-7ffc1e311000 rw-p 00000000 00:00 0                          [stack]\n"
+	"7ffc1e3c4000-7ffc1e3c8000 r--p 00000000 00:00 0                          [vvar]\n"
+	"7ffc1e3c8000-7ffc1e3ca000 r-xp 00000000 00:00 0                          [vdso]\n"
+	"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n";
+
+static const struct {
+	uint64_t start, end, offset, inode;
+	unsigned int major, minor;
+	bool exec, deleted;
+	const char *path;
+} maps_want[] = {
+	{ 0x55d0c0a00000, 0x55d0c0a02000, 0, 247498, 0xfe, 0, false, false, "/usr/bin/my prog" },
+	{ 0x55d0c0a02000, 0x55d0c0a08000, 0x2000, 247498, 0xfe, 0, true, false, "/usr/bin/my prog" },
+	{ 0x55d0c0a08000, 0x55d0c0a0b000, 0x8000, 247498, 0xfe, 0, false, false, "/usr/bin/my prog" },
+	{ 0x55d0c1e4f000, 0x55d0c1e70000, 0, 0, 0, 0, false, false, "[heap]" },
+	{ 0x7f1c2a000000, 0x7f1c2a021000, 0, 0, 0, 0, false, false, NULL },
+	{ 0x7f1c2a021000, 0x7f1c2e000000, 0, 0, 0, 0, false, false, NULL },
+	{ 0x7f1c2e1d4000, 0x7f1c2e1fa000, 0, 263342, 0xfe, 0, false, false,
+	  "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+	{ 0x7f1c2e1fa000, 0x7f1c2e34f000, 0x26000, 263342, 0xfe, 0, true, false,
+	  "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+	{ 0x7f1c2e400000, 0x7f1c2e401000, 0x1000, 12345, 0, 0x1f, true, true, "/tmp/plug in.so" },
+	{ 0x7f1c2e5a0000, 0x7f1c2e5a2000, 0, 0, 0, 0, false, false, NULL },
+	{ 0x7ffc1e2f0000, 0x7ffc1e311000, 0, 0, 0, 0, false, false, "[stack]" },
+	{ 0x7ffc1e3c4000, 0x7ffc1e3c8000, 0, 0, 0, 0, false, false, "[vvar]" },
+	{ 0x7ffc1e3c8000, 0x7ffc1e3ca000, 0, 0, 0, 0, true, false, "[vdso]" },
+	{ 0xffffffffff600000, 0xffffffffff601000, 0, 0, 0, 0, true, false, "[vsyscall]" },
+};
+
+#define NWANT (sizeof(maps_want) / sizeof(maps_want[0]))
+
+static void check_maps(const struct maps *m, const char *what)
+{
+	size_t i;
+
+	ASSERT_EQ(m->count, NWANT, "%s: mappings", what);
+	for (i = 0; i < NWANT; i++) {
+		const struct mapping *g = &m->mappings[i];
+
+		ASSERT_EQ(g->start, maps_want[i].start, "%s: start of line %zu", what, i + 1);
+		ASSERT_EQ(g->end, maps_want[i].end, "%s: end of line %zu", what, i + 1);
+		ASSERT_EQ(g->offset, maps_want[i].offset, "%s: offset of line %zu", what, i + 1);
+		ASSERT_EQ(g->inode, maps_want[i].inode, "%s: inode of line %zu", what, i + 1);
+		ASSERT_EQ(g->dev_major, maps_want[i].major, "%s: major of line %zu", what, i + 1);
+		ASSERT_EQ(g->dev_minor, maps_want[i].minor, "%s: minor of line %zu", what, i + 1);
+		ASSERT_EQ(g->exec, maps_want[i].exec, "%s: exec of line %zu", what, i + 1);
+		ASSERT_EQ(g->deleted, maps_want[i].deleted, "%s: deleted of line %zu", what, i + 1);
+	}
+	for (i = 0; i < NWANT; i++)
+		ASSERT_STREQ(m->mappings[i].path, maps_want[i].path, "%s: path of line %zu", what,
+			     i + 1);
+}
+
+TEST(maps_parse)
+{
+	struct maps m;
+
+	ASSERT_OK(maps__parse(maps_text, &m), "maps__parse");
+	check_maps(&m, "kernel text");
+	maps__clear(&m);
+	if (test__failed())
+		return;
+	ASSERT_EQ(m.count, 0, "count after clear");
+	ASSERT_NULL(m.mappings, "mappings after clear");
+}
+
+/* each line of maps_text parsed on its own */
+TEST(maps_parse_single_lines)
+{
+	const char *line = maps_text;
+	size_t i;
+
+	for (i = 0; i < NWANT; i++) {
+		size_t len = strcspn(line, "\n") + 1;
+		char *text = strndup(line, len);
+		struct maps m;
+
+		ASSERT_OK_PTR(text, "strndup");
+		m.count = 0;
+		if (maps__parse(text, &m) || m.count != 1) {
+			free(text);
+			maps__clear(&m);
+			ASSERT_TRUE(false, "maps__parse of line %zu alone", i + 1);
+		}
+		free(text);
+		ASSERT_EQ(m.mappings[0].start, maps_want[i].start, "start of line %zu alone", i + 1);
+		ASSERT_EQ(m.mappings[0].deleted, maps_want[i].deleted, "deleted of line %zu alone", i + 1);
+		text = m.mappings[0].path ? strdup(m.mappings[0].path) : NULL;
+		maps__clear(&m);
+		ASSERT_STREQ(text, maps_want[i].path, "path of line %zu alone", i + 1);
+		free(text);
+		line += len;
+	}
+}
+
+TEST(maps_parse_variants)
+{
+	char *text = strdup(maps_text), *p, *q;
+	struct maps m;
+
+	ASSERT_OK_PTR(text, "strdup");
+	/* anonymous lines without their trailing space */
+	for (p = q = text; *p; p++)
+		if (!(p[0] == ' ' && p[1] == '\n'))
+			*q++ = *p;
+	*q = '\0';
+	ASSERT_OK(maps__parse(text, &m), "maps__parse, no trailing spaces");
+	free(text);
+	check_maps(&m, "no trailing spaces");
+	maps__clear(&m);
+	if (test__failed())
+		return;
+
+	/* no newline after the last line */
+	text = strndup(maps_text, sizeof(maps_text) - 2);
+	ASSERT_OK_PTR(text, "strndup");
+	ASSERT_OK(maps__parse(text, &m), "maps__parse, no final newline");
+	free(text);
+	check_maps(&m, "no final newline");
+	maps__clear(&m);
+	if (test__failed())
+		return;
+
+	ASSERT_OK(maps__parse("", &m), "maps__parse of nothing");
+	ASSERT_EQ(m.count, 0, "mappings of nothing");
+	ASSERT_NULL(maps__find(&m, 0x1000), "find in no mappings");
+	maps__clear(&m);
+
+	/* a single anonymous line, last in the text */
+	ASSERT_OK(maps__parse("1000-2000 rw-p 00000000 00:00 0 \n", &m), "one anonymous line");
+	ASSERT_EQ(m.count, 1, "mappings");
+	ASSERT_NULL(m.mappings[0].path, "path of an anonymous mapping");
+	maps__clear(&m);
+}
+
+TEST(maps_parse_errors)
+{
+	static const char *const bad[] = {
+		"garbage\n",
+		"1000-2000 rw-p 00000000 00:00\n",
+		"55d0c1e4f000-55d0c1e70000 rw-p 00000000 00:00 0 [heap]\nnot a line\n",
+	};
+	struct maps m;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m.count = 99;
+		ASSERT_EQ(maps__parse(bad[i], &m), -EINVAL, "maps__parse of bad text #%zu", i);
+		ASSERT_EQ(m.count, 0, "count after an error, text #%zu", i);
+		ASSERT_NULL(m.mappings, "mappings after an error, text #%zu", i);
+	}
+}
+
+TEST(maps_find_edges)
+{
+	const struct mapping *f;
+	struct maps m;
+	size_t i;
+
+	ASSERT_OK(maps__parse(maps_text, &m), "maps__parse");
+	ASSERT_EQ(m.count, NWANT, "mappings");
+	for (i = 0; i < NWANT; i++) {
+		uint64_t start = maps_want[i].start, end = maps_want[i].end;
+
+		ASSERT_TRUE(maps__find(&m, start) == &m.mappings[i], "find(start) of line %zu", i + 1);
+		ASSERT_TRUE(maps__find(&m, start + (end - start) / 2) == &m.mappings[i],
+			    "find(middle) of line %zu", i + 1);
+		ASSERT_TRUE(maps__find(&m, end - 1) == &m.mappings[i], "find(end - 1) of line %zu",
+			    i + 1);
+		f = maps__find(&m, end);
+		if (i + 1 < NWANT && maps_want[i + 1].start == end)
+			ASSERT_TRUE(f == &m.mappings[i + 1], "find(end) of line %zu is the next one",
+				    i + 1);
+		else
+			ASSERT_NULL(f, "find(end) of line %zu, in a gap or past the last", i + 1);
+		if (i == 0 || maps_want[i - 1].end != start)
+			ASSERT_NULL(maps__find(&m, start - 1), "find(start - 1) of line %zu", i + 1);
+	}
+	ASSERT_NULL(maps__find(&m, 0), "find(0)");
+	ASSERT_NULL(maps__find(&m, 0x55d0c0a0b000), "find in the gap after the binary");
+	ASSERT_NULL(maps__find(&m, 0x7f1c2e000000), "find(end) of the reserved region");
+	ASSERT_TRUE(maps__find(&m, 0xffffffffffffffffULL) == NULL, "find(max) past vsyscall");
+	maps__clear(&m);
+}
+
+TEST(maps_find_many)
+{
+	/* 1000 mappings, 4 pages each, one page gap every third */
+	char *text = NULL;
+	size_t size = 0, i;
+	uint64_t start = 0x10000, starts[1000];
+	struct maps m;
+	FILE *out = open_memstream(&text, &size);
+
+	ASSERT_OK_PTR(out, "open_memstream");
+	for (i = 0; i < 1000; i++) {
+		starts[i] = start;
+		fprintf(out, "%llx-%llx r-xp 00000000 08:01 %zu /lib/lib%zu.so\n",
+			(unsigned long long)start, (unsigned long long)start + 0x4000, i + 1, i);
+		start += 0x4000 + (i % 3 == 0 ? 0x1000 : 0);
+	}
+	fclose(out);
+	ASSERT_OK(maps__parse(text, &m), "maps__parse");
+	free(text);
+	ASSERT_EQ(m.count, 1000, "mappings");
+	for (i = 0; i < 1000; i++) {
+		ASSERT_TRUE(maps__find(&m, starts[i]) == &m.mappings[i], "find(start) of #%zu", i);
+		ASSERT_TRUE(maps__find(&m, starts[i] + 0x3fff) == &m.mappings[i],
+			    "find(end - 1) of #%zu", i);
+		if (i % 3 == 0)
+			ASSERT_NULL(maps__find(&m, starts[i] + 0x4000), "find in the gap after #%zu", i);
+	}
+	ASSERT_NULL(maps__find(&m, 0xffff), "find below the first");
+	ASSERT_NULL(maps__find(&m, start), "find at the end of the last");
+	maps__clear(&m);
+}
+
+TEST(maps_file_path)
+{
+	struct mapping m = { .start = 0x7f1c2e1fa000, .end = 0x7f1c2e34f000 };
+	char buf[64];
+
+	maps__file_path(4242, &m, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "/proc/4242/map_files/7f1c2e1fa000-7f1c2e34f000", "map_files path");
+}
+
+TEST(maps_read_self)
+{
+	struct maps m;
+
+	ASSERT_OK(maps__read(getpid(), &m), "maps__read of this process");
+	ASSERT_GT(m.count, 3, "mappings of this process");
+	ASSERT_OK_PTR(maps__find(&m, (uint64_t)(uintptr_t)&maps__parse),
+		      "mapping of our own code");
+	maps__clear(&m);
+}
+
+/* options */
+
+static char cap_out[4096], cap_err[4096];
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n;
+	size_t len = 0;
+
+	lseek(fd, 0, SEEK_SET);
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+}
+
+/* for messages: s on one line, shortened */
+static const char *shown(const char *s)
+{
+	static char buf[2][128];
+	static int which;
+	char *b = buf[which ^= 1];
+	size_t n = 0;
+
+	for (; *s && n + 3 < sizeof(buf[0]); s++) {
+		if (*s == '\n') {
+			b[n++] = '\\';
+			b[n++] = 'n';
+		} else {
+			b[n++] = *s;
+		}
+	}
+	b[n] = '\0';
+	return b;
+}
+
+/*
+ * glibc's getopt keeps state across calls: its position inside a cluster of
+ * short options ("-xv"), and the ordering its optstring asked for ('+': stop at
+ * the first non-option), which it reads only on its first call or after
+ * optind = 0. This puts it back as in a fresh process whose first getopt call
+ * is options__parse's: initialized, in '+' order, at no cluster.
+ */
+static void reset_getopt(const char *optstring)
+{
+	char *argv[] = { "reset", NULL };
+
+	optind = 0;
+	opterr = 0;
+	getopt(1, argv, optstring);
+}
+
+/* options__parse with stdout and stderr captured into cap_out and cap_err;
+ * reset: from a clean getopt state, else as the previous call left it */
+static int parse_captured(struct options *opts, char **args, bool reset)
+{
+	/* opts->command points into argv: it must outlive the call */
+	static char *argv[32];
+	int argc = 0, rc, saved_out, saved_err;
+	FILE *out, *err;
+
+	while (args[argc] && argc < 31) {
+		argv[argc] = args[argc];
+		argc++;
+	}
+	argv[argc] = NULL;
+	out = tmpfile();
+	err = tmpfile();
+	cap_out[0] = cap_err[0] = '\0';
+	if (!out || !err) {
+		snprintf(cap_err, sizeof(cap_err), "(tmpfile failed)");
+		if (out)
+			fclose(out);
+		if (err)
+			fclose(err);
+		return -12345;
+	}
+	if (reset)
+		reset_getopt("+");
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	dup2(fileno(out), 1);
+	dup2(fileno(err), 2);
+	rc = options__parse(argc, argv, opts);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	slurp(fileno(out), cap_out, sizeof(cap_out));
+	slurp(fileno(err), cap_err, sizeof(cap_err));
+	fclose(out);
+	fclose(err);
+	return rc;
+}
+
+/* the argument strings are literals: they live as long as the program */
+#define PARSE(opts, ...) parse_captured(opts, (char *[]){ "tracelloc", ##__VA_ARGS__, NULL }, true)
+/* without resetting getopt first: options__parse must do it */
+#define PARSE_AGAIN(opts, ...)                                                      \
+	parse_captured(opts, (char *[]){ "tracelloc", ##__VA_ARGS__, NULL }, false)
+
+#define ASSERT_QUIET(what)                                                          \
+	do {                                                                        \
+		ASSERT_STREQ(cap_err, "", "stderr of %s", what);                    \
+		ASSERT_STREQ(cap_out, "", "stdout of %s", what);                    \
+	} while (0)
+
+TEST(options_defaults)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-p", "123"), OPTIONS_RUN, "-p 123");
+	ASSERT_QUIET("-p 123");
+	ASSERT_EQ(o.pid, 123, "pid");
+	ASSERT_NULL(o.command, "command");
+	ASSERT_TRUE(o.duration_s == 0, "duration default 0 (got %g)", o.duration_s);
+	ASSERT_TRUE(o.interval_s == 1, "interval default 1 (got %g)", o.interval_s);
+	ASSERT_NULL(o.flamegraph_path, "flamegraph path");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
+	ASSERT_EQ(o.ringbuf_bytes, 16 << 20, "ring buffer default 16M");
+	ASSERT_EQ(o.verbose, 0, "verbose");
+}
+
+TEST(options_pid)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "--pid", "42"), OPTIONS_RUN, "--pid 42");
+	ASSERT_EQ(o.pid, 42, "--pid 42");
+	ASSERT_EQ(PARSE(&o, "--pid=43"), OPTIONS_RUN, "--pid=43");
+	ASSERT_EQ(o.pid, 43, "--pid=43");
+	ASSERT_EQ(PARSE(&o, "-p44"), OPTIONS_RUN, "-p44");
+	ASSERT_EQ(o.pid, 44, "-p44");
+	ASSERT_EQ(PARSE(&o, "-p", "2147483647"), OPTIONS_RUN, "-p INT_MAX");
+	ASSERT_EQ(o.pid, 2147483647, "-p INT_MAX");
+	ASSERT_NULL(o.command, "command");
+	ASSERT_QUIET("-p INT_MAX");
+}
+
+TEST(options_each_flag)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-d", "2.5"), OPTIONS_RUN, "-d 2.5");
+	ASSERT_TRUE(o.duration_s == 2.5, "-d 2.5 (got %g)", o.duration_s);
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--duration", "0.25"), OPTIONS_RUN, "--duration 0.25");
+	ASSERT_TRUE(o.duration_s == 0.25, "--duration 0.25 (got %g)", o.duration_s);
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-i", "0"), OPTIONS_RUN, "-i 0");
+	ASSERT_TRUE(o.interval_s == 0, "-i 0 (got %g)", o.interval_s);
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--interval", "0.5"), OPTIONS_RUN, "--interval 0.5");
+	ASSERT_TRUE(o.interval_s == 0.5, "--interval 0.5 (got %g)", o.interval_s);
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-f", "out.folded"), OPTIONS_RUN, "-f");
+	ASSERT_STREQ(o.flamegraph_path, "out.folded", "-f");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--flamegraph", "/tmp/x y"), OPTIONS_RUN, "--flamegraph");
+	ASSERT_STREQ(o.flamegraph_path, "/tmp/x y", "--flamegraph");
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-m", "count"), OPTIONS_RUN, "-m count");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_ALLOC_COUNT, "-m count");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--flamegraph-metric", "live-count"), OPTIONS_RUN,
+		  "--flamegraph-metric live-count");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_COUNT, "--flamegraph-metric live-count");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-m", "allocated"), OPTIONS_RUN, "-m allocated");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_ALLOC_BYTES, "-m allocated");
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "4K"), OPTIONS_RUN, "-b 4K");
+	ASSERT_EQ(o.ringbuf_bytes, 4096, "-b 4K");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "64k"), OPTIONS_RUN, "-b 64k");
+	ASSERT_EQ(o.ringbuf_bytes, 65536, "-b 64k");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--ringbuf-size", "1M"), OPTIONS_RUN, "--ringbuf-size 1M");
+	ASSERT_EQ(o.ringbuf_bytes, 1 << 20, "--ringbuf-size 1M");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "1G"), OPTIONS_RUN, "-b 1G");
+	ASSERT_EQ(o.ringbuf_bytes, 1 << 30, "-b 1G");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "8192"), OPTIONS_RUN, "-b 8192");
+	ASSERT_EQ(o.ringbuf_bytes, 8192, "-b 8192");
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-v"), OPTIONS_RUN, "-v");
+	ASSERT_EQ(o.verbose, 1, "-v");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--verbose", "-vv"), OPTIONS_RUN, "--verbose -vv");
+	ASSERT_EQ(o.verbose, 3, "--verbose -vv");
+	ASSERT_QUIET("--verbose -vv");
+}
+
+TEST(options_help_and_version)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-h"), OPTIONS_EXIT, "-h");
+	ASSERT_TRUE(!strncmp(cap_out, "Usage: tracelloc ", 17), "-h prints the usage: %s", shown(cap_out));
+	ASSERT_STREQ(cap_err, "", "stderr of -h");
+	ASSERT_EQ(PARSE(&o, "--help"), OPTIONS_EXIT, "--help");
+	ASSERT_TRUE(strstr(cap_out, "--flamegraph-metric") != NULL, "--help lists the options");
+	ASSERT_EQ(PARSE(&o, "-V"), OPTIONS_EXIT, "-V");
+	ASSERT_TRUE(!strncmp(cap_out, "tracelloc ", 10) && strchr(cap_out, '\n') &&
+		    strchr(cap_out, '\n')[1] == '\0', "-V prints one line: %s", shown(cap_out));
+	ASSERT_STREQ(cap_err, "", "stderr of -V");
+	ASSERT_EQ(PARSE(&o, "--version"), OPTIONS_EXIT, "--version");
+	ASSERT_TRUE(!strncmp(cap_out, "tracelloc ", 10), "--version: %s", shown(cap_out));
+}
+
+TEST(options_command)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "--", "ls", "-l"), OPTIONS_RUN, "-- ls -l");
+	ASSERT_EQ(o.pid, 0, "pid with a command");
+	ASSERT_OK_PTR(o.command, "command after --");
+	ASSERT_STREQ(o.command[0], "ls", "command[0] after --");
+	ASSERT_STREQ(o.command[1], "-l", "command[1] after --");
+	ASSERT_NULL(o.command[2], "command after -- ends");
+
+	/* the first non-option starts the command; later options are its own */
+	ASSERT_EQ(PARSE(&o, "ls", "-l"), OPTIONS_RUN, "ls -l");
+	ASSERT_OK_PTR(o.command, "command without --");
+	ASSERT_STREQ(o.command[0], "ls", "command[0] without --");
+	ASSERT_STREQ(o.command[1], "-l", "command[1] without --");
+	ASSERT_NULL(o.command[2], "command without -- ends");
+
+	ASSERT_EQ(PARSE(&o, "-v", "-d", "3", "prog", "-v", "-p", "1", "--", "x"), OPTIONS_RUN,
+		  "options, then a command with options");
+	ASSERT_EQ(o.verbose, 1, "only the -v before the command is ours");
+	ASSERT_EQ(o.pid, 0, "the -p after the command is not ours");
+	ASSERT_TRUE(o.duration_s == 3, "-d 3 before the command (got %g)", o.duration_s);
+	ASSERT_STREQ(o.command[0], "prog", "command[0]");
+	ASSERT_STREQ(o.command[1], "-v", "command[1]");
+	ASSERT_STREQ(o.command[2], "-p", "command[2]");
+	ASSERT_STREQ(o.command[3], "1", "command[3]");
+	ASSERT_STREQ(o.command[4], "--", "command[4]");
+	ASSERT_STREQ(o.command[5], "x", "command[5]");
+	ASSERT_NULL(o.command[6], "command ends");
+
+	ASSERT_EQ(PARSE(&o, "-m", "count", "--", "-dash"), OPTIONS_RUN, "-- -dash");
+	ASSERT_STREQ(o.command[0], "-dash", "a command starting with a dash after --");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_ALLOC_COUNT, "-m before --");
+	ASSERT_QUIET("-- -dash");
+}
+
+/* every error: -EINVAL, nothing on stdout, exactly one line on stderr that
+ * starts with "tracelloc: " and contains the given text */
+TEST(options_errors)
+{
+	static const struct {
+		const char *args[6];
+		const char *says;
+	} cases[] = {
+		{ { "-p", "0" }, "'0'" },
+		{ { "-p", "abc" }, "'abc'" },
+		{ { "-p", "-5" }, "'-5'" },
+		{ { "-p", "12abc" }, "'12abc'" },
+		{ { "-p", "99999999999" }, "'99999999999'" },
+		{ { "-p", "5", "ls" }, "not both" },
+		{ { "-p", "5", "--", "ls" }, "not both" },
+		{ {}, "nothing to trace" },
+		{ { "-v", "-d", "5" }, "nothing to trace" },
+		{ { "--" }, "nothing to trace" },
+		{ { "-i", "abc", "ls" }, "'abc'" },
+		{ { "-i", "-1", "ls" }, "'-1'" },
+		{ { "-i", "0.001", "ls" }, "'0.001'" },
+		{ { "-i", "inf", "ls" }, "'inf'" },
+		{ { "-d", "0", "ls" }, "'0'" },
+		{ { "-d", "-1", "ls" }, "'-1'" },
+		{ { "-d", "nan", "ls" }, "'nan'" },
+		{ { "-d", "1s", "ls" }, "'1s'" },
+		{ { "-x", "ls" }, "'-x'" },
+		{ { "--bogus", "ls" }, "'--bogus'" },
+		{ { "--pid" }, "'--pid'" },
+		{ { "-p" }, "'-p'" },
+		{ { "-m", "bogus", "ls" }, "'bogus'" },
+		{ { "-m", "", "ls" }, "''" },
+		{ { "-f", "", "ls" }, "empty" },
+		{ { "-b", "3M", "ls" }, "'3M'" },
+		{ { "-b", "1000", "ls" }, "'1000'" },
+		{ { "-b", "1024", "ls" }, "'1024'" },
+		{ { "-b", "2G", "ls" }, "'2G'" },
+		{ { "-b", "16Q", "ls" }, "'16Q'" },
+		{ { "-b", "M", "ls" }, "'M'" },
+		{ { "-b", "-4096", "ls" }, "'-4096'" },
+	};
+	struct options o;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[8] = { "tracelloc" }, what[128] = "tracelloc";
+		const char *nl;
+		int rc;
+
+		for (j = 0; j < 6 && cases[i].args[j]; j++) {
+			argv[j + 1] = (char *)cases[i].args[j];
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " %s",
+				 cases[i].args[j]);
+		}
+		rc = parse_captured(&o, argv, true);
+		ASSERT_EQ(rc, -EINVAL, "%s", what);
+		ASSERT_STREQ(cap_out, "", "stdout of %s", what);
+		nl = strchr(cap_err, '\n');
+		ASSERT_TRUE(!strncmp(cap_err, "tracelloc: ", 11) && nl && nl[1] == '\0',
+			    "%s: one line starting with \"tracelloc: \": %s", what, shown(cap_err));
+		ASSERT_TRUE(strstr(cap_err, cases[i].says) != NULL, "%s: says %s: %s", what,
+			    cases[i].says, shown(cap_err));
+	}
+}
+
+TEST(options_error_names_option_in_cluster)
+{
+	struct options o;
+
+	/* -x is unknown; it comes first in a cluster of short options */
+	ASSERT_EQ(PARSE(&o, "-xv", "ls"), -EINVAL, "-xv");
+	ASSERT_TRUE(strstr(cap_err, "-x") != NULL, "the error names the unknown option: %s",
+		    shown(cap_err));
+}
+
+TEST(options_reparse_after_error_in_cluster)
+{
+	struct options o;
+
+	/* options__parse starts afresh each time: an earlier parse that stopped in
+	 * the middle of "-xv" leaves nothing behind */
+	ASSERT_EQ(PARSE(&o, "-xv", "ls"), -EINVAL, "-xv ls");
+	ASSERT_EQ(PARSE_AGAIN(&o, "-p", "5"), OPTIONS_RUN, "-p 5 after -xv: %s", shown(cap_err));
+	ASSERT_EQ(o.pid, 5, "pid of -p 5 after -xv");
+	ASSERT_EQ(o.verbose, 0, "verbose of -p 5 after -xv");
+	ASSERT_NULL(o.command, "command of -p 5 after -xv");
+}
+
+TEST(options_reparse_after_help_in_cluster)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-hv"), OPTIONS_EXIT, "-hv");
+	ASSERT_EQ(PARSE_AGAIN(&o, "ls"), OPTIONS_RUN, "ls after -hv: %s", shown(cap_err));
+	ASSERT_EQ(o.verbose, 0, "verbose of ls after -hv");
+	ASSERT_OK_PTR(o.command, "command of ls after -hv");
+	ASSERT_STREQ(o.command[0], "ls", "command of ls after -hv");
+}
+
+TEST(options_reparse)
+{
+	struct options o;
+
+	/* after complete parses: options__parse's own optind = 1 is enough */
+	ASSERT_EQ(PARSE(&o, "-v", "-p", "7"), OPTIONS_RUN, "-v -p 7");
+	ASSERT_EQ(PARSE_AGAIN(&o, "-d", "2", "ls", "-l"), OPTIONS_RUN, "-d 2 ls -l after -v -p 7");
+	ASSERT_EQ(o.pid, 0, "pid of the second parse");
+	ASSERT_EQ(o.verbose, 0, "verbose of the second parse");
+	ASSERT_STREQ(o.command[0], "ls", "command[0] of the second parse");
+	ASSERT_EQ(PARSE_AGAIN(&o, "-p", "abc"), -EINVAL, "-p abc after that");
+	ASSERT_EQ(PARSE_AGAIN(&o, "-p", "8"), OPTIONS_RUN, "-p 8 after an error");
+	ASSERT_EQ(o.pid, 8, "pid after an error");
+	ASSERT_NULL(o.command, "command after an error");
+	ASSERT_TRUE(o.duration_s == 0, "duration back to its default");
+}
+
+TEST(options_reparse_after_another_getopt_user)
+{
+	struct options o;
+
+	/* another getopt user initialized getopt to permute: options__parse's
+	 * '+' must still stop at the command */
+	reset_getopt("");
+	ASSERT_EQ(PARSE_AGAIN(&o, "ls", "-l"), OPTIONS_RUN, "ls -l: %s", shown(cap_err));
+	ASSERT_OK_PTR(o.command, "command of ls -l");
+	ASSERT_STREQ(o.command[0], "ls", "command[0]");
+	ASSERT_STREQ(o.command[1], "-l", "command[1]");
+}
+
+TEST(options_ringbuf_size_overflow)
+{
+	struct options o;
+
+	/* (2^44 + 1) G is 2^74 + 2^30 bytes: not 1G once it wraps around 64 bits */
+	ASSERT_EQ(PARSE(&o, "-b", "17592186044417G", "ls"), -EINVAL, "-b 17592186044417G");
+	ASSERT_EQ(PARSE(&o, "-b", "18446744073709551616", "ls"), -EINVAL, "-b 2^64");
+}
