@@ -334,8 +334,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					write_outputs(s);
 					continue;
 				}
-				snprintf(ending, ending_size, "interrupted by %s",
-					 strsignal(si.ssi_signo));
+				snprintf(ending, ending_size, "interrupted");
 				done = true;
 			} else if (fd == end_fd) {
 				snprintf(ending, ending_size, "duration elapsed");
