@@ -49,10 +49,10 @@ tracelloc: $(OBJS)
 
 -include $(OBJS:.o=.d)
 
-$(OUT)/tests/%: tests/targets/%.c | $(OUT)/tests
+$(OUT)/tests/%: tests/targets/%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
 
-$(OUT)/tests/%: tests/targets/%.cpp | $(OUT)/tests
+$(OUT)/tests/%: tests/targets/%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CXX) $(TARGET_CFLAGS) -o $@ $<
 
 # no libc at all: a process with no allocator we recognise

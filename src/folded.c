@@ -31,9 +31,18 @@ static char *stack_text(const struct profile *p, const struct profile_stack *s)
 	if (!n)
 		fputs("[unknown]", out);
 	for (i = n; i > 0; i--) {
-		put_frame(out, profile__frame_name(p, frames[i - 1]));
-		if (i > 1)
-			fputc(';', out);
+		const struct sym_location *loc = profile__locate(p, frames[i - 1]);
+		uint32_t j;
+
+		/* concrete function first, then what was inlined into it */
+		for (j = loc->nframes; j > 0; j--) {
+			put_frame(out, loc->frames[j - 1].function);
+			/* flamegraph.pl's mark for an inlined frame */
+			if (loc->frames[j - 1].inlined)
+				fputs("_[i]", out);
+			if (i > 1 || j > 1)
+				fputc(';', out);
+		}
 	}
 	if (fclose(out)) {
 		free(text);

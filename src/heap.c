@@ -193,6 +193,17 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 	return heap__alloc(h, tid, addr, size, birth_ns, fn, frames, nframes);
 }
 
+void heap__finish(struct heap *h)
+{
+	struct pending_block *pending;
+	size_t pos = 0;
+	uint64_t tid;
+
+	while ((pending = table__next(h->in_realloc, &pos, &tid)))
+		restore(h, pending->addr, &pending->block);
+	table__clear(h->in_realloc);
+}
+
 const struct heap_stats *heap__stats(const struct heap *h)
 {
 	return &h->stats;

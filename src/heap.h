@@ -50,6 +50,9 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 		       uint64_t size, uint64_t birth_ns, uint32_t fn, const uint64_t *frames,
 		       int nframes);
 
+/* tracing ended: blocks set aside by reallocs that did not return are live */
+void heap__finish(struct heap *h);
+
 const struct heap_stats *heap__stats(const struct heap *h);
 struct stacks *heap__stacks(struct heap *h);
 /* iteration over live blocks: start with *pos = 0 */

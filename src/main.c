@@ -437,7 +437,12 @@ int main(int argc, char **argv)
 
 	snprintf(ending, sizeof(ending), "stopped");
 	err = trace(&s, ending, sizeof(ending));
+	heap__finish(s.heap);
 	print_summary(&s, ending);
+	/* a command we started, cut short by --duration or a signal, ends with the trace */
+	if (target__terminate(s.target) > 0)
+		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
+			target__pid(s.target));
 	if (write_outputs(&s))
 		err = 1;
 cleanup:

@@ -66,9 +66,12 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 	return frames;
 }
 
-const char *profile__frame_name(const struct profile *p, uint64_t frame)
+const struct sym_location *profile__locate(const struct profile *p, uint64_t frame)
 {
-	return p->symbolizer ? symbolizer__function(p->symbolizer, frame) : "[unknown]";
+	static const struct sym_frame unknown_frame = { .function = "[unknown]" };
+	static const struct sym_location unknown = { .nframes = 1, .frames = &unknown_frame };
+
+	return p->symbolizer ? symbolizer__locate(p->symbolizer, frame) : &unknown;
 }
 
 static const char *const metric_names[] = {

@@ -6,6 +6,7 @@
 
 #include "heap.h"
 #include "stacks.h"
+#include "symbolize.h"
 
 struct symbolizer;
 
@@ -41,8 +42,8 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric);
  * first frame outside every module (shown as "[unknown]") */
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes);
-/* name of a frame's function, "[unknown]" when none */
-const char *profile__frame_name(const struct profile *p, uint64_t frame);
+/* what is known of a frame (its function, inlined calls, file:line) */
+const struct sym_location *profile__locate(const struct profile *p, uint64_t frame);
 
 /* "live", "live-count", "allocated", "count"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);

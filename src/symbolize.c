@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libiberty/demangle.h>
-#include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,17 @@
 #include "symbolize.h"
 #include "table.h"
 
-#define UNKNOWN_FRAME "[unknown]"
+#define MAX_INLINE_DEPTH 32
+#define REFRESH_EVERY_NS 1000000000ULL
 
 struct symbolizer {
 	pid_t pid;
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
-	struct table *names;	/* return address -> char * */
+	struct table *locations;	/* return address -> struct sym_location * */
+	struct table *strings;		/* hash -> char *, interned names and paths */
+	struct maps maps;		/* as of the last refresh, for [anon] */
 	uint64_t last_refresh_ns;
 };
 
@@ -33,19 +38,74 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+static uint64_t hash_string(const char *str)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
+	return h | 1;
+}
+
+/* one copy of each string, alive as long as the symbolizer */
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	uint64_t h = hash_string(str);
+	char **slot;
+	bool existed;
+
+	for (;; h += 2) {	/* on a (rare) collision, probe the next odd key */
+		slot = table__upsert(s->strings, h, &existed);
+		if (!slot)
+			return "[unknown]";
+		if (!existed) {
+			*slot = strdup(str);
+			return *slot ? *slot : "[unknown]";
+		}
+		if (!strcmp(*slot, str))
+			return *slot;
+	}
+}
+
+char *symbolizer__demangle(const char *name)
+{
+	if (!name || name[0] != '_')
+		return NULL;
+	/* C++ (_Z...), Rust legacy (_ZN...17h<hash>E, hash dropped) and Rust v0 (_R...) */
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+}
+
+static const char *intern_demangled(struct symbolizer *s, const char *name)
+{
+	char *demangled = symbolizer__demangle(name);
+	const char *result;
+
+	if (!demangled)
+		return intern(s, name);
+	result = intern(s, demangled);
+	free(demangled);
+	return result;
+}
+
 struct symbolizer *symbolizer__new(pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
+	char path[128];
 
 	if (!s)
 		return NULL;
 	s->pid = pid;
+	/* debug files are looked for beside the binary, in /usr/lib/debug
+	 * (by build-id too) and in the target's own /usr/lib/debug */
+	snprintf(path, sizeof(path), ":.debug:/usr/lib/debug:/proc/%d/root/usr/lib/debug", pid);
+	s->debuginfo_path = strdup(path);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
-	s->names = table__new(sizeof(char *));
-	if (!s->dwfl || !s->names) {
+	s->locations = table__new(sizeof(struct sym_location *));
+	s->strings = table__new(sizeof(char *));
+	if (!s->debuginfo_path || !s->dwfl || !s->locations || !s->strings) {
 		symbolizer__destroy(s);
 		return NULL;
 	}
@@ -55,25 +115,26 @@ struct symbolizer *symbolizer__new(pid_t pid)
 void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
-	char **name;
+	void **p;
 
 	if (!s)
 		return;
-	if (s->names) {
-		while ((name = table__next(s->names, &pos, NULL)))
-			free(*name);
-		table__destroy(s->names);
+	if (s->locations) {
+		while ((p = table__next(s->locations, &pos, NULL)))
+			free(*p);	/* frames live in the same allocation */
+		table__destroy(s->locations);
+	}
+	pos = 0;
+	if (s->strings) {
+		while ((p = table__next(s->strings, &pos, NULL)))
+			free(*p);
+		table__destroy(s->strings);
 	}
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	maps__clear(&s->maps);
+	free(s->debuginfo_path);
 	free(s);
-}
-
-static bool already_reported(Dwfl *dwfl, uint64_t start)
-{
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, start);
-
-	return mod != NULL;
 }
 
 /* the mapping of the same file at offset 0 gives the load base */
@@ -98,7 +159,7 @@ static void report_mapping(struct symbolizer *s, const struct maps *maps, const 
 	char open_path[128], file_name[4096];
 	int fd;
 
-	if (!first || already_reported(s->dwfl, m->start))
+	if (!first || dwfl_addrmodule(s->dwfl, m->start))
 		return;
 	maps__file_path(s->pid, first, open_path, sizeof(open_path));
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
@@ -129,56 +190,214 @@ int symbolizer__refresh(struct symbolizer *s)
 			report_mapping(s, &maps, m);
 	}
 	dwfl_report_end(s->dwfl, NULL, NULL);
-	maps__clear(&maps);
+	maps__clear(&s->maps);
+	s->maps = maps;
 	return 0;
 }
 
-static char *lookup(struct symbolizer *s, uint64_t ret_addr)
+static Dwfl_Module *module_of(struct symbolizer *s, Dwarf_Addr addr)
 {
-	/* a return address points after the call: look up the call itself */
-	Dwarf_Addr addr = ret_addr - 1;
 	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
-	const char *name;
-	char *demangled;
-	GElf_Off offset;
-	GElf_Sym sym;
 
-	if (!mod && now_ns() - s->last_refresh_ns > 1000000000ULL) {
-		/* code mapped after the last look (dlopen): read the maps again */
+	if (!mod && now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
+		/* code mapped since the last look (dlopen): read the maps again */
 		symbolizer__refresh(s);
 		mod = dwfl_addrmodule(s->dwfl, addr);
 	}
-	if (!mod)
+	return mod;
+}
+
+/* name of a subprogram or inlined-subroutine DIE, demangled when possible */
+static const char *die_name(struct symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (name)
+		return intern_demangled(s, name);
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	return name ? intern(s, name) : NULL;
+}
+
+static bool is_function(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/*
+ * The inline chain at addr, innermost first: each inlined subroutine is a
+ * frame whose line is the line table's (innermost) or the call site recorded
+ * in the DIE it was inlined from. Returns the number of frames written.
+ */
+static int inline_frames(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr,
+			 struct sym_frame *frames, int max)
+{
+	Dwarf_Die *cudie, *scopes = NULL, subroutine;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias = 0;
+	int nscopes, n = 0, i, line = 0;
+	const char *file = NULL;
+	Dwfl_Line *lineinfo;
+	Dwarf *dwarf;
+
+	cudie = dwfl_module_addrdie(mod, addr, &bias);
+	if (!cudie)
+		return 0;
+	lineinfo = dwfl_module_getsrc(mod, addr);
+	if (lineinfo)
+		file = dwfl_lineinfo(lineinfo, NULL, &line, NULL, NULL, NULL);
+	nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
+	if (nscopes <= 0)
+		goto out;
+	/* dwarf_getscopes stops at an inlined scope: restart from that DIE to
+	 * get the chain up to the concrete function */
+	dwarf = dwfl_module_getdwarf(mod, &bias);
+	if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&scopes[0]), &subroutine))
+		goto out;
+	free(scopes);
+	scopes = NULL;
+	nscopes = dwarf_getscopes_die(&subroutine, &scopes);
+	if (nscopes <= 0)
+		goto out;
+	dwarf_getsrcfiles(cudie, &files, NULL);
+
+	for (i = 0; i < nscopes && n < max; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word value;
+
+		if (!is_function(&scopes[i]))
+			continue;
+		frames[n].function = die_name(s, &scopes[i]);
+		frames[n].file = file ? intern(s, file) : NULL;
+		frames[n].line = line;
+		frames[n].inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+		n++;
+		if (!frames[n - 1].inlined)
+			break;
+		/* the next frame's line is where this one was inlined */
+		file = NULL;
+		line = 0;
+		if (files && !dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value))
+			file = dwarf_filesrc(files, value, NULL, NULL);
+		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value))
+			line = (int)value;
+	}
+out:
+	free(scopes);
+	if (n == 0 && file) {
+		/* line info without scopes: one frame, named by the caller */
+		frames[0].function = NULL;
+		frames[0].file = intern(s, file);
+		frames[0].line = line;
+		frames[0].inlined = false;
+		n = 1;
+	}
+	return n;
+}
+
+static const char *outside_modules(struct symbolizer *s, uint64_t addr)
+{
+	const struct mapping *m = maps__find(&s->maps, addr);
+
+	if (!m || !m->exec)
+		return "[unknown]";
+	if (!m->path)
+		return "[anon]";	/* JIT or other generated code */
+	return m->path[0] == '[' ? intern(s, m->path) : "[unknown]";
+}
+
+static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
+{
+	struct sym_frame frames[MAX_INLINE_DEPTH];
+	/* a return address points after the call: look up the call itself */
+	Dwarf_Addr addr = ret_addr - 1;
+	Dwfl_Module *mod = module_of(s, addr);
+	struct sym_location *loc;
+	const char *symbol = NULL, *module = NULL, *name;
+	uint64_t offset = 0, size = 0;
+	int n = 0, i;
+
+	if (mod) {
+		GElf_Off sym_offset;
+		GElf_Sym sym;
+
+		module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		module = module ? intern(s, module) : NULL;
+		name = dwfl_module_addrinfo(mod, addr, &sym_offset, &sym, NULL, NULL, NULL);
+		if (name && *name) {
+			symbol = intern_demangled(s, name);
+			offset = sym_offset + 1;
+			size = sym.st_size;
+		}
+		n = inline_frames(s, mod, addr, frames, MAX_INLINE_DEPTH);
+	}
+	if (n == 0) {
+		frames[0].function = NULL;
+		frames[0].file = NULL;
+		frames[0].line = 0;
+		frames[0].inlined = false;
+		n = 1;
+	}
+	/* the concrete function is best named by its symbol */
+	if (!frames[n - 1].function || (symbol && !frames[n - 1].inlined))
+		frames[n - 1].function = symbol;
+	for (i = 0; i < n; i++)
+		if (!frames[i].function)
+			frames[i].function = mod ? "[unknown]" : outside_modules(s, ret_addr - 1);
+
+	loc = malloc(sizeof(*loc) + n * sizeof(frames[0]));
+	if (!loc)
 		return NULL;
-	name = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
-	if (!name || !*name)
-		return NULL;
-	demangled = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
-	return demangled ? demangled : strdup(name);
+	loc->module = module;
+	loc->symbol = symbol;
+	loc->offset = offset;
+	loc->symbol_size = size;
+	loc->nframes = n;
+	memcpy(loc + 1, frames, n * sizeof(frames[0]));
+	loc->frames = (const struct sym_frame *)(loc + 1);
+	return loc;
+}
+
+const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret_addr)
+{
+	static const struct sym_frame unknown_frame = { .function = "[unknown]" };
+	static const struct sym_location unknown = { .nframes = 1, .frames = &unknown_frame };
+	struct sym_location **cached = table__lookup(s->locations, ret_addr);
+	struct sym_location *loc;
+
+	if (cached)
+		return *cached;
+	loc = lookup(s, ret_addr);
+	if (!loc)
+		return &unknown;
+	/* outside every module the answer may change once the maps are re-read */
+	if (!loc->module && !strcmp(loc->frames[0].function, "[unknown]")) {
+		free(loc);
+		return &unknown;
+	}
+	cached = table__upsert(s->locations, ret_addr, NULL);
+	if (!cached) {
+		free(loc);
+		return &unknown;
+	}
+	*cached = loc;
+	return loc;
 }
 
 bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 {
-	if (table__lookup(s->names, ret_addr))
-		return true;
-	return dwfl_addrmodule(s->dwfl, ret_addr - 1) != NULL;
-}
-
-const char *symbolizer__function(struct symbolizer *s, uint64_t ret_addr)
-{
-	char **cached = table__lookup(s->names, ret_addr);
-	char *name;
+	struct sym_location **cached = table__lookup(s->locations, ret_addr);
+	const struct mapping *m;
 
 	if (cached)
-		return *cached;
-	name = lookup(s, ret_addr);
-	if (!name)
-		return UNKNOWN_FRAME;
-	cached = table__upsert(s->names, ret_addr, NULL);
-	if (!cached) {
-		free(name);
-		return UNKNOWN_FRAME;
-	}
-	*cached = name;
-	return name;
+		return true;	/* only located addresses are cached */
+	if (module_of(s, ret_addr - 1))
+		return true;
+	m = maps__find(&s->maps, ret_addr - 1);
+	return m && m->exec;
 }

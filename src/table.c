@@ -161,6 +161,12 @@ int table__remove(struct table *t, uint64_t key, void *value_out)
 	return 0;
 }
 
+void table__clear(struct table *t)
+{
+	memset(t->slots, 0, t->capacity * t->slot_size);
+	t->count = 0;
+}
+
 size_t table__count(const struct table *t)
 {
 	return t->count;

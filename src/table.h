@@ -23,6 +23,8 @@ void *table__upsert(struct table *t, uint64_t key, bool *existed);
 /* copies the value to value_out (if not NULL) and removes it; -ENOENT if absent */
 int table__remove(struct table *t, uint64_t key, void *value_out);
 size_t table__count(const struct table *t);
+/* removes every key, keeps the capacity */
+void table__clear(struct table *t);
 /* bytes held by the table itself */
 size_t table__memory(const struct table *t);
 

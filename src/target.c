@@ -370,10 +370,16 @@ void target__ending(struct target *t, char *buf, size_t size)
 	if (WIFEXITED(status))
 		snprintf(buf, size, "target exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "target killed by signal %d (%s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
+		snprintf(buf, size, "target killed by signal %d", WTERMSIG(status));
 	else
 		snprintf(buf, size, "target exited");
+}
+
+int target__terminate(struct target *t)
+{
+	if (!t->launched || !t->running)
+		return 0;
+	return kill(t->pid, SIGTERM) ? -errno : 1;
 }
 
 void target__destroy(struct target *t)

@@ -26,6 +26,9 @@ int target__launch(char *const argv[], struct target **out);
 int target__resume(struct target *t);
 /* the target is gone (after its pidfd polled readable): how it ended, for the summary */
 void target__ending(struct target *t, char *buf, size_t size);
+/* ends a launched command that is still running (SIGTERM): 1 if it was
+ * signalled, 0 if there was nothing to do; -p targets are never touched */
+int target__terminate(struct target *t);
 /* frees; a launched target that never ran is killed */
 void target__destroy(struct target *t);
 

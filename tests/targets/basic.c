@@ -10,6 +10,9 @@
  *   site_calloc_freed    7 x calloc(10, 10), freed
  *   site_malloc_zero     3 x malloc(0), one freed (live 0 bytes, live-count 2)
  *   site_malloc_big      2 x malloc(300000) (mmap'd chunks), one freed
+ *   site_deep_alloc      1 x malloc(555), leaked, called 300 frames deep
+ *                        (deeper than a tracer keeps: the stack is cut at
+ *                        the outer end, the leaf frames must stay)
  *   free(NULL) x 50      nothing (checked by the harness: unknown frees 0,
  *                        live allocations = calls - frees)
  */
@@ -64,6 +67,27 @@ SITE void *site_malloc_big(size_t n)
 {
 	void *p = malloc(n);
 	lg_sink = p;
+	return p;
+}
+
+SITE void *site_deep_alloc(size_t n)
+{
+	void *p = malloc(n);
+	lg_sink = p;
+	return p;
+}
+
+static volatile int deep_guard;
+
+/* recursion that the compiler can neither inline nor turn into a loop */
+SITE void *deep_recurse(int depth)
+{
+	void *p;
+
+	if (depth == 0)
+		return site_deep_alloc(555);
+	p = deep_recurse(depth - 1);
+	deep_guard++;
 	return p;
 }
 
@@ -154,6 +178,11 @@ int main(void)
 	lg_alloc("site_malloc_big", 300000);
 	free(p);
 	lg_free("site_malloc_big", 300000);
+
+	p = deep_recurse(300);
+	lg_check(p != NULL, "malloc(555)");
+	lg_alloc("site_deep_alloc", 555);
+	keep(p);
 
 	for (i = 0; i < 50; i++)
 		free_null();

@@ -16,6 +16,9 @@
  * The expect file says "reused N" (iterations where B got A's address) and
  * "reused_back N" (A got B's previous address).  The ledger is exact either
  * way; the harness requires reused >= 1.
+ *
+ * A and B exit (and are joined): their glibc caches are freed, which are
+ * not unknown frees (see threads.c).
  */
 #include <malloc.h>
 #include <pthread.h>

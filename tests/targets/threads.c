@@ -9,8 +9,15 @@
  *   1     x site_thread<i>_calloc(i + 2, CSIZE[i])  (calloc)
  *   barrier, then it frees the round's malloc blocks of worker (i+1) % NT
  *   whose index k is not a multiple of 4 (cross-thread frees).
- * After the join, main frees the calloc blocks of the odd workers
- * (cross-thread again).
+ * After joining the workers, main frees the calloc blocks of the odd
+ * workers (cross-thread again).
+ *
+ * The workers exit.  An exiting thread makes glibc call free() on every
+ * block sitting in its per-thread cache (tcache: blocks the program had
+ * already freed) and on the cache struct itself (allocated by glibc
+ * internally, never through malloc).  None of those is a block allocated
+ * before tracing began, so unknown frees must stay 0 (and they are not
+ * frees of known blocks either: the invariant live = calls - frees holds).
  */
 #include <pthread.h>
 #include <stdlib.h>

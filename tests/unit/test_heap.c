@@ -554,7 +554,8 @@ TEST(profile_snapshot)
 			ASSERT_EQ(profile__value(s, METRIC_LIVE_BYTES), 10, "S1 live");
 		}
 	}
-	ASSERT_STREQ(profile__frame_name(p, S1[0]), "[unknown]", "frame name without symbolizer");
+	ASSERT_STREQ(profile__locate(p, S1[0])->frames[0].function, "[unknown]", "frame name without symbolizer");
+	ASSERT_EQ(profile__locate(p, S1[0])->nframes, 1, "frames of a location without symbolizer");
 	/* a snapshot does not move with the heap */
 	heap__free(h, 1, 0x2000);
 	for (i = 0; i < p->count; i++)

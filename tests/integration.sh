@@ -1,0 +1,601 @@
+#!/bin/bash
+# tests/integration.sh - integration tests of tracelloc against the targets
+# in tests/targets (which know their own ledgers; see tests/targets/ledger.h).
+#
+#   tests/integration.sh            run every test
+#   tests/integration.sh REGEX      run the tests whose name matches REGEX
+#   tests/integration.sh -l         list the tests
+#   TL_KEEP=1 tests/integration.sh  keep every run's output (path printed)
+#   TL_METRICS="live count" ...     ledger tests with fewer metrics (quicker)
+#
+# Needs root, $REPO/tracelloc and $REPO/build/tests/* (make tracelloc targets).
+# Ends with the line "N passed, N failed" (tests, not assertions) and exits
+# non-zero if a test failed.
+
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+
+# ================================================================ ledgers
+
+# Each ledger test runs the target once per metric (-m live, live-count,
+# allocated, count) in launch mode and compares every call site exactly; see
+# ledger_test in lib.sh for everything checked on each run.
+
+test_ledger_basic() { # malloc/calloc/free, malloc(0), free(NULL), mmap'd blocks
+	ledger_test basic
+}
+
+test_ledger_realloc() { # grow/shrink/same/moved/realloc(p,0)/realloc(NULL)/failed realloc/reallocarray
+	ledger_test realloc
+	local m
+	for m in $METRICS; do
+		[ -f "$T_DIR/$m.exp" ] || continue
+		assert_eq "$(expect_value "$T_DIR/$m.exp" grow_moved)" 1 "realloc -m $m: the grow case really moved"
+		assert_eq "$(expect_value "$T_DIR/$m.exp" shrink_inplace)" 1 "realloc -m $m: the shrink case stayed in place"
+	done
+}
+
+test_ledger_failures() { # failed calls record nothing
+	ledger_test failures
+}
+
+test_ledger_aligned() { # posix_memalign, aligned_alloc, memalign, valloc, pvalloc (+ nested malloc)
+	ledger_test aligned
+}
+
+test_ledger_threads() { # 5 threads with their own sizes, cross-thread frees
+	ledger_test threads
+}
+
+test_ledger_reuse() { # an address freed by one thread and returned to another
+	ledger_test reuse GLIBC_TUNABLES=$NO_TCACHE
+	local m r total=0
+	for m in $METRICS; do
+		r=$(expect_value "$T_DIR/$m.exp" reused)
+		_is_int "$r" && total=$((total + r))
+	done
+	# the race must really have been exercised
+	assert_int_ge "$total" 1 "reuse: times thread B got the address thread A had just freed"
+}
+
+test_ledger_ctor() { # allocations in a constructor (before main) and a destructor
+	ledger_test ctor
+}
+
+test_ledger_churn() { # 3 threads cycling malloc/calloc/realloc/memalign/free, ~24000 calls
+	ledger_test churn -- 4000
+}
+
+test_ledger_cxx() { # new, new[], nothrow, aligned new, delete, delete[]; Shelf<long>::stock frame
+	ledger_test cxx
+	# the new[] site must be the stock() frame itself, demangled or mangled
+	local fg=$T_DIR/count.fg
+	[ -f "$fg" ] || return
+	assert_grep "$fg" '(^|;)((ns::)?Shelf<long>::stock(\(\))?|_ZN2ns5ShelfIlE5stockEv) [0-9]+$' \
+		"cxx: a folded line ends with the Shelf<long>::stock frame"
+}
+
+# ================================================================ attach mode
+
+# attach_once METRIC: start the attach target, attach tracelloc -p, send
+# SIGUSR1 once attached, and check the run.
+attach_once() {
+	local m=$1 what="attach -m $1" tpid
+	TGT_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+	start_target attach || return
+	tpid=$TGT_PID
+	tl_bg "$m" -m "$m" -f "$T_DIR/$m.fg" -p "$tpid"
+	if ! wait_for_grep "$T_DIR/$m.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+		fail "$what: no 'tracelloc: attached to pid $tpid' line (tracelloc ended, or 30 s passed)"
+		show "$T_DIR/$m.err"
+		return
+	fi
+	kill -USR1 "$tpid"
+	wait_pid "$tpid" 30 || fail "$what: target did not finish"
+	assert_eq "$WAIT_RC" 0 "$what: target exit status"
+	wait_pid "$TL_PID" 30 || fail "$what: tracelloc did not end after its target exited"
+	TL_RC=$WAIT_RC
+	check_normal_end "$m" '^target exited( with status 0)?$' "$what" || return
+	assert_eq "$SUM_PID" "$tpid" "$what: summary pid"
+	assert_eq "$SUM_LOST" 0 "$what: lost events"
+	assert_eq "$SUM_FAILED" 0 "$what: failed stacks"
+	check_expect_file "$T_DIR/$m.exp" "$what" || return
+	assert_file "$T_DIR/$m.fg" "$what: folded file" || return
+	check_ledger "$T_DIR/$m.exp" "$T_DIR/$m.fg" "$m" "$what"
+	assert_eq "$SUM_UNKNOWN" "$(expect_value "$T_DIR/$m.exp" summary unknown-frees)" "$what: unknown frees"
+	check_invariant "$what"
+	assert_eq "$(fold_total "$T_DIR/$m.fg")" "$(summary_for_metric "$m")" \
+		"$what: total of the folded file = the summary's $m"
+}
+
+test_attach() { # -p: pre-attach blocks freed (unknown frees), new and old threads traced
+	need_target attach || return
+	local m
+	for m in $METRICS; do
+		attach_once "$m"
+	done
+}
+
+test_attach_churn() { # attach to and detach from threads busy allocating; target survives
+	need_target churn || return
+	local tpid live
+	start_target churn 0 6 || return
+	tpid=$TGT_PID
+	tl_run c -d 1 -m live-count -f "$T_DIR/c.fg" -p "$tpid"
+	check_normal_end c '^duration elapsed$' "churn -p -d 1" || return
+	assert_eq "$SUM_PID" "$tpid" "churn -p: summary pid"
+	assert_eq "$SUM_LOST" 0 "churn -p: lost events"
+	assert_eq "$SUM_FAILED" 0 "churn -p: failed stacks"
+	assert_int_ge "$SUM_CALLS" 1000 "churn -p: allocation calls seen in 1 s"
+	check_invariant "churn -p"
+	# each thread holds at most 8 blocks at any time: 24 in all, whatever
+	# was in flight when the probes went in or out
+	live=0
+	for s in site_churn_malloc site_churn_calloc site_churn_realloc site_churn_memalign; do
+		live=$((live + $(fold_sum "$T_DIR/c.fg" "$s")))
+	done
+	assert_int_le "$live" 24 "churn -p: live blocks of the churn sites (3 threads x 8 slots)"
+	assert_eq "$(fold_total "$T_DIR/c.fg")" "$SUM_LIVE" "churn -p: total of the folded file = the summary's live allocations"
+	# the target keeps running after the detach and ends normally
+	pid_alive "$tpid" || fail "churn -p: the target died when tracelloc detached"
+	wait_pid "$tpid" 20 || fail "churn -p: the target did not end"
+	assert_eq "$WAIT_RC" 0 "churn -p: the target's exit status after being traced"
+}
+
+# ================================================================ how runs end
+
+test_exit_status() { # "target exited with status 3", tracelloc itself exits 0
+	need_target exitcode || return
+	TL_ENV=(TL_EXPECT="$T_DIR/e.exp")
+	tl_run e -f "$T_DIR/e.fg" -- "$TB/exitcode" 3
+	check_normal_end e '^target exited with status 3$' "exitcode 3" || return
+	check_expect_file "$T_DIR/e.exp" "exitcode 3"
+	assert_eq "$(fold_sum "$T_DIR/e.fg" site_exit_alloc)" 4444 "exitcode 3: live bytes of site_exit_alloc"
+	check_invariant "exitcode 3"
+}
+
+test_killed_by_signal() { # "target killed by signal 9", folded file still written
+	need_target exitcode || return
+	TL_ENV=(TL_EXPECT="$T_DIR/e.exp")
+	tl_run e -f "$T_DIR/e.fg" -- "$TB/exitcode" signal 9
+	check_normal_end e '^target killed by signal 9$' "exitcode signal 9" || return
+	check_expect_file "$T_DIR/e.exp" "exitcode signal 9"
+	assert_eq "$(fold_sum "$T_DIR/e.fg" site_exit_alloc)" 4444 "exitcode signal 9: live bytes of site_exit_alloc"
+}
+
+test_output_passthrough() { # the target's stdout/stderr pass through untouched
+	need_target exitcode || return
+	TL_ENV=(TL_SAY="hello-from-target-$$")
+	tl_run p -- "$TB/exitcode" 0
+	check_normal_end p '^target exited with status 0$' "passthrough" || return
+	assert_grep "$T_DIR/p.out" "^hello-from-target-$$\$" "passthrough: target's stdout line on stdout"
+	assert_grep "$T_DIR/p.err" "^hello-from-target-$$ \\(stderr\\)\$" "passthrough: target's stderr line on stderr"
+}
+
+test_duration_launch() { # --duration 1 in launch mode ends after ~1 s with "duration elapsed"
+	need_target sleeper || return
+	local t0 el
+	t0=$(now_ns)
+	tl_run d --duration 1 -f "$T_DIR/d.fg" -- "$TB/sleeper" 20
+	el=$(secs_since "$t0")
+	check_normal_end d '^duration elapsed$' "-d 1" || return
+	assert_between "$el" 0.9 8 "-d 1: wall time of the whole run (s)"
+	assert_between "$SUM_TRACED" 0.9 2.5 "-d 1: 'traced S s' in the summary"
+	assert_eq "$(fold_sum "$T_DIR/d.fg" site_sleeper_start)" 4096 "-d 1: live bytes of site_sleeper_start"
+	check_invariant "-d 1"
+	if _is_int "$SUM_PID" && pid_alive "$SUM_PID"; then
+		note "the launched target was left running after --duration (killed by the test)"
+		kill -KILL "$SUM_PID" 2>/dev/null
+	fi
+}
+
+test_duration_attach() { # -d 1 -p PID ends after ~1 s and leaves the target running
+	need_target sleeper || return
+	local t0 el
+	start_target sleeper 20 || return
+	t0=$(now_ns)
+	tl_run d -d 1 -f "$T_DIR/d.fg" -p "$TGT_PID"
+	el=$(secs_since "$t0")
+	check_normal_end d '^duration elapsed$' "-d 1 -p" || return
+	assert_eq "$SUM_PID" "$TGT_PID" "-d 1 -p: summary pid"
+	assert_between "$el" 0.9 8 "-d 1 -p: wall time of the whole run (s)"
+	assert_between "$SUM_TRACED" 0.9 2.5 "-d 1 -p: 'traced S s' in the summary"
+	# the sleeper allocates and frees a block every 20 ms: ~50 calls in 1 s
+	assert_int_ge "$SUM_CALLS" 10 "-d 1 -p: allocation calls seen in 1 s"
+	# its 4096-byte block was allocated before attach: not in the file
+	assert_eq "$(fold_sum "$T_DIR/d.fg" site_sleeper_start)" 0 "-d 1 -p: pre-attach block not in the folded file"
+	sleep 0.2
+	pid_alive "$TGT_PID" || fail "-d 1 -p: the target died when tracelloc detached"
+}
+
+# signal_test SIG: launch the sleeper, send SIG to tracelloc once the target
+# has made its first allocation; tracelloc must write the folded file and the
+# summary and exit 0.
+signal_test() {
+	local sig=$1 what="SIG$1" ready=$T_DIR/s.ready
+	need_target sleeper || return
+	TL_ENV=(TL_READY="$ready")
+	tl_bg s -f "$T_DIR/s.fg" -- "$TB/sleeper" 20
+	if ! wait_for_grep "$ready" '^ready [0-9]+$' 20 "$TL_PID"; then
+		fail "$what: the target never got ready (tracelloc ended, or 20 s passed)"
+		show "$T_DIR/s.err"
+		return
+	fi
+	sleep 0.3
+	kill -"$sig" "$TL_PID"
+	wait_pid "$TL_PID" 20 || fail "$what: tracelloc did not end within 20 s"
+	TL_RC=$WAIT_RC
+	local tpid
+	tpid=$(awk '{ print $2 }' "$ready")
+	check_normal_end s '^interrupted$' "$what" || return
+	assert_eq "$SUM_PID" "$tpid" "$what: summary pid"
+	assert_file "$T_DIR/s.fg" "$what: folded file"
+	assert_eq "$(fold_sum "$T_DIR/s.fg" site_sleeper_start)" 4096 "$what: live bytes of site_sleeper_start"
+	assert_int_ge "$(fold_sum "$T_DIR/s.fg" main)" 4096 "$what: live bytes under main"
+	check_invariant "$what"
+	if pid_alive "$tpid"; then
+		kill -KILL "$tpid" 2>/dev/null
+	fi
+}
+
+test_sigint() { # SIGINT: folded file + summary ("interrupted"), exit 0
+	signal_test INT
+}
+
+test_sigterm() { # SIGTERM: folded file + summary ("interrupted"), exit 0
+	signal_test TERM
+}
+
+# periodic_lines NAME: lines mentioning "live" on stdout and stderr, outside
+# the summary and the "attached" line (the contract fixes neither their
+# stream nor their format)
+periodic_lines() {
+	{
+		sed '/^==> summary/,$d' "$T_DIR/$1.out"
+		cat "$T_DIR/$1.err"
+	} | grep -v '^tracelloc: attached to pid ' | grep -ci 'live'
+}
+
+test_interval() { # -i 0.25 prints periodic lines, -i 0 none
+	need_target sleeper || return
+	local n
+	tl_run on -i 0.25 -- "$TB/sleeper" 1.3
+	check_normal_end on '^target exited with status 0$' "-i 0.25" || return
+	n=$(periodic_lines on)
+	assert_int_ge "$n" 3 "-i 0.25 over 1.3 s: periodic 'live' lines (stdout+stderr, before the summary)"
+	tl_run off -i 0 -- "$TB/sleeper" 1.3
+	check_normal_end off '^target exited with status 0$' "-i 0" || return
+	n=$(periodic_lines off)
+	assert_eq "$n" 0 "-i 0: periodic 'live' lines"
+}
+
+# ================================================================ output format
+
+# check_folded_format FILE WHAT: frames outermost first joined by ';', one
+# space, an integer > 0; no '+0x' offsets or addresses; no empty frames; no
+# duplicate stacks; sorted by value, largest first; every site_* frame is
+# the leaf (the function that called the allocator).
+check_folded_format() {
+	local fg=$1 what=$2 errs
+	assert_file "$fg" "$what: folded file" || return
+	errs=$(awk '
+		function bad(msg) { if (nbad++ < 8) print "line " NR ": " msg ": " substr($0, 1, 160) }
+		{
+			if (!match($0, /^.+ [0-9]+$/)) { bad("not \"stack value\""); next }
+			match($0, / [0-9]+$/)
+			stack = substr($0, 1, RSTART - 1)
+			val = substr($0, RSTART + 1) + 0
+			if (val <= 0) bad("value not > 0")
+			if (seen[stack]++) bad("stack appears twice")
+			if (NR > 1 && val > prev) bad("not sorted by value (largest first)")
+			prev = val
+			if (stack ~ /^;/ || stack ~ /;$/ || stack ~ /;;/) bad("empty frame")
+			n = split(stack, fr, ";")
+			for (i = 1; i <= n; i++) {
+				f = fr[i]
+				if (f ~ /\+0x/) bad("frame with an offset \"" f "\"")
+				else if (f ~ /0x[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F]/ ||
+					 (f ~ /^[0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F][0-9a-fA-F]+$/ && f ~ /[0-9]/))
+					bad("frame with an address \"" f "\"")
+				if (f ~ /^[ \t]|[ \t]$/) bad("frame with leading/trailing blanks \"" f "\"")
+				if (f ~ /^site_/ && i != n) bad("site frame \"" f "\" is not the leaf")
+			}
+		}
+		END { if (nbad) print nbad " problem(s)" }' "$fg")
+	if [ -n "$errs" ]; then
+		fail "$what: folded format"
+		printf '%s\n' "$errs" | sed 's/^/      | /'
+	fi
+	# the file ends with a newline
+	[ -z "$(tail -c1 "$fg")" ] || fail "$what: last line not terminated by a newline"
+}
+
+test_folded_format() { # format rules, outermost-first order, atomic write (no temp files, old file replaced)
+	need_target basic || return
+	need_target cxx || return
+	local d=$T_DIR/outdir line
+	mkdir -p "$d"
+	# a previous file at the same path is replaced, not appended to
+	echo "stale;old_stack 999999999" >"$d/basic.fg"
+	tl_run b -m count -f "$d/basic.fg" -- "$TB/basic"
+	check_normal_end b '^target exited with status 0$' "basic -m count" || return
+	check_folded_format "$d/basic.fg" "basic -m count"
+	assert_no_grep "$d/basic.fg" 'old_stack' "basic: the old file was replaced"
+	assert_no_grep "$d/basic.fg" '^==> summary|allocation calls' "basic: no summary text in the folded file"
+	# outermost first: main before the site, the site last
+	line=$(grep -E '(^|;)site_malloc_leak [0-9]+$' "$d/basic.fg" | head -n1)
+	assert_match "$line" '(^|;)main;site_malloc_leak 5$' "basic: stack of site_malloc_leak (outermost first, leaf last)"
+	tl_run c -m allocated -f "$d/cxx.fg" -- "$TB/cxx"
+	check_normal_end c '^target exited with status 0$' "cxx -m allocated" || return
+	check_folded_format "$d/cxx.fg" "cxx -m allocated"
+	# no temp files left behind: the directory holds exactly the two files
+	local left
+	left=$(cd "$d" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
+	assert_eq "$left" "basic.fg cxx.fg " "files in the output directory"
+}
+
+test_summary_invariant() { # live allocations = allocation calls - frees (launch mode)
+	need_target basic || return
+	need_target realloc || return
+	need_target threads || return
+	local t
+	for t in basic realloc threads; do
+		tl_run "$t" -- "$TB/$t"
+		check_normal_end "$t" '^target exited with status 0$' "$t" || continue
+		check_invariant "$t"
+		assert_eq "$SUM_UNKNOWN" 0 "$t: unknown frees (traced from the start)"
+		assert_int_ge "$SUM_CALLS" 1 "$t: allocation calls"
+		assert_int_ge "$SUM_FREES" 1 "$t: frees"
+	done
+}
+
+test_metrics() { # each --flamegraph-metric value, default = live, hard-coded values
+	need_target basic || return
+	local m
+	# long options; the default metric is live
+	tl_run def --flamegraph "$T_DIR/def.fg" -- "$TB/basic"
+	check_normal_end def '^target exited with status 0$' "default metric" || return
+	for m in $ALL_METRICS; do
+		tl_run "$m" --flamegraph-metric "$m" --flamegraph "$T_DIR/$m.fg" -- "$TB/basic"
+		check_normal_end "$m" '^target exited with status 0$' "--flamegraph-metric $m" || continue
+		assert_eq "$(fold_total "$T_DIR/$m.fg")" "$(summary_for_metric "$m")" \
+			"--flamegraph-metric $m: total of the folded file = the summary's $m"
+	done
+	# values written here by hand (not from the target's own ledger):
+	# site_malloc_zero: 3 x malloc(0), 1 freed -> live 0 B, 2 live, 0 B, 3 calls
+	# site_malloc_mixed: malloc(64*(i+1)), i = 0..23, the even i freed
+	#   -> live 64*(2+4+...+24) = 9984 B, 12 live, 64*300 = 19200 B, 24 calls
+	# site_calloc_leak: 3 x calloc(4, 256) -> 3072 B live, 3 live, 3072 B, 3 calls
+	assert_eq "$(fold_sum "$T_DIR/def.fg" site_malloc_mixed)" 9984 "default metric: site_malloc_mixed (= live bytes)"
+	assert_eq "$(fold_sum "$T_DIR/live.fg" site_malloc_mixed)" 9984 "live: site_malloc_mixed"
+	assert_eq "$(fold_sum "$T_DIR/live-count.fg" site_malloc_mixed)" 12 "live-count: site_malloc_mixed"
+	assert_eq "$(fold_sum "$T_DIR/allocated.fg" site_malloc_mixed)" 19200 "allocated: site_malloc_mixed"
+	assert_eq "$(fold_sum "$T_DIR/count.fg" site_malloc_mixed)" 24 "count: site_malloc_mixed"
+	assert_eq "$(fold_sum "$T_DIR/live.fg" site_malloc_zero)" 0 "live: site_malloc_zero"
+	assert_eq "$(fold_sum "$T_DIR/live-count.fg" site_malloc_zero)" 2 "live-count: site_malloc_zero"
+	assert_eq "$(fold_sum "$T_DIR/allocated.fg" site_malloc_zero)" 0 "allocated: site_malloc_zero"
+	assert_eq "$(fold_sum "$T_DIR/count.fg" site_malloc_zero)" 3 "count: site_malloc_zero"
+	assert_eq "$(fold_sum "$T_DIR/count.fg" site_malloc_freed)" 10 "count: site_malloc_freed"
+	assert_eq "$(fold_sum "$T_DIR/live.fg" site_malloc_freed)" 0 "live: site_malloc_freed"
+	assert_eq "$(fold_sum "$T_DIR/allocated.fg" site_calloc_leak)" 3072 "allocated: site_calloc_leak"
+	# a line whose value is 0 is not written
+	assert_no_grep "$T_DIR/live.fg" '(^|;)site_malloc_zero [0-9]+$' "live: no line for site_malloc_zero (0 bytes)"
+}
+
+test_help_version() { # -h and -V exit 0 and print something
+	tl_run h -h
+	assert_eq "$TL_RC" 0 "-h: exit status"
+	assert_grep "$T_DIR/h.out" 'tracelloc' "-h: usage on stdout"
+	tl_run v -V
+	assert_eq "$TL_RC" 0 "-V: exit status"
+	assert_grep "$T_DIR/v.out" 'tracelloc' "-V: version on stdout"
+}
+
+# ================================================================ bad input
+
+# a command that leaves a marker file if it is run at all
+marker_cmd() {
+	MARKER=$T_DIR/marker
+	rm -f "$MARKER"
+	TL_ENV=(TL_EXPECT="$MARKER")
+}
+
+test_bad_no_such_pid() { # -p PID of no process
+	local pid
+	pid=$(sh -c 'echo $$')
+	kill -0 "$pid" 2>/dev/null && {
+		fail "pid $pid unexpectedly exists"
+		return
+	}
+	bad_input "-p $pid (no such process)" -p "$pid"
+}
+
+test_bad_kernel_thread() { # -p 2 (kthreadd, a kernel thread)
+	assert_eq "$(cat /proc/2/comm 2>/dev/null)" kthreadd "pid 2 is kthreadd"
+	bad_input "-p 2 (kthreadd)" -p 2
+}
+
+test_bad_not_root() { # run as uid 65534 without capabilities (launch and -p)
+	need_target exitcode || return
+	command -v setpriv >/dev/null || {
+		fail "setpriv (util-linux) not found"
+		return
+	}
+	# copies in a directory the unprivileged user can reach (the checkout
+	# may not be), which it can write to so that the marker would appear if
+	# the command ran
+	local d=$T_DIR/nobody
+	mkdir -p "$d" && chmod 1777 "$d"
+	if ! { cp "$TL" "$d/tracelloc" && cp "$TB/exitcode" "$d/exitcode" &&
+		chmod 755 "$d/tracelloc" "$d/exitcode"; }; then
+		fail "cannot copy tracelloc and the target to $d"
+		return
+	fi
+	MARKER=$d/marker
+	timeout -k 5 "$TL_TIMEOUT" env TL_EXPECT="$MARKER" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$d/tracelloc" -- "$d/exitcode" 0 >"$T_DIR/bad.out" 2>"$T_DIR/bad.err" </dev/null
+	TL_RC=$?
+	bad_input_check "not root"
+	# and -p as well
+	timeout -k 5 "$TL_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$d/tracelloc" -p $$ >"$T_DIR/bad.out" 2>"$T_DIR/bad.err" </dev/null
+	TL_RC=$?
+	bad_input_check "not root, -p"
+}
+
+test_bad_unwritable_flamegraph() { # -f under /proc/nonexistent, under a file, naming a directory, in /sys
+	need_target exitcode || return
+	marker_cmd
+	bad_input "-f /proc/nonexistent/x.fg" -f /proc/nonexistent/x.fg -- "$TB/exitcode" 0
+	marker_cmd
+	touch "$T_DIR/afile"
+	bad_input "-f under a regular file" -f "$T_DIR/afile/x.fg" -- "$TB/exitcode" 0
+	marker_cmd
+	mkdir -p "$T_DIR/adir"
+	bad_input "-f naming a directory" -f "$T_DIR/adir" -- "$TB/exitcode" 0
+	marker_cmd
+	bad_input "-f in read-only sysfs" -f /sys/tracelloc-test.fg -- "$TB/exitcode" 0
+	[ ! -e /sys/tracelloc-test.fg ] || fail "a file appeared in /sys"
+}
+
+test_bad_interval() { # -i abc, -i -1
+	marker_cmd
+	bad_input "-i abc" -i abc -- "$TB/exitcode" 0
+	marker_cmd
+	bad_input "-i -1" -i -1 -- "$TB/exitcode" 0
+}
+
+test_bad_duration() { # -d -1, -d abc
+	marker_cmd
+	bad_input "-d -1" -d -1 -- "$TB/exitcode" 0
+	marker_cmd
+	bad_input "-d abc" -d abc -- "$TB/exitcode" 0
+}
+
+test_bad_pid_zero() { # -p 0
+	bad_input "-p 0" -p 0
+}
+
+test_bad_pid_text() { # -p abc, -p 12abc
+	bad_input "-p abc" -p abc
+	bad_input "-p 12abc" -p 12abc
+}
+
+test_bad_pid_and_command() { # -p PID together with a command
+	marker_cmd
+	bad_input "-p PID -- COMMAND" -p $$ -- "$TB/exitcode" 0
+}
+
+test_bad_unknown_flag() { # --no-such-flag, -Z
+	marker_cmd
+	bad_input "--no-such-flag" --no-such-flag -- "$TB/exitcode" 0
+	marker_cmd
+	bad_input "-Z" -Z -- "$TB/exitcode" 0
+}
+
+test_bad_metric() { # -m bogus
+	marker_cmd
+	bad_input "-m bogus" -m bogus -f "$T_DIR/x.fg" -- "$TB/exitcode" 0
+}
+
+test_bad_ringbuf_size() { # -b abc, -b 3000
+	marker_cmd
+	bad_input "-b abc" -b abc -- "$TB/exitcode" 0
+	marker_cmd
+	bad_input "-b 3000 (not a power of two)" -b 3000 -- "$TB/exitcode" 0
+}
+
+test_bad_no_target() { # neither -p nor a command
+	bad_input "no -p and no command"
+}
+
+test_bad_command_not_found() { # a command that does not exist / is not executable
+	bad_input "-- /nonexistent/command" -- /nonexistent/command
+	: >"$T_DIR/not-executable"
+	chmod 644 "$T_DIR/not-executable"
+	bad_input "-- a file that is not executable" -- "$T_DIR/not-executable"
+}
+
+test_bad_nolibc() { # a process with no allocator tracelloc could recognise
+	need_target nolibc || return
+	"$TB/nolibc" </dev/null >/dev/null 2>&1 &
+	local pid=$!
+	register_pid "$pid"
+	sleep 0.1
+	pid_alive "$pid" || {
+		fail "nolibc target did not start"
+		return
+	}
+	bad_input "-p PID of a program without libc" -p "$pid"
+	pid_alive "$pid" || fail "nolibc target died"
+}
+
+# ================================================================ runner
+
+ALL_TESTS=(
+	ledger_basic ledger_realloc ledger_failures ledger_aligned ledger_threads
+	ledger_reuse ledger_ctor ledger_churn ledger_cxx attach attach_churn
+	exit_status killed_by_signal output_passthrough
+	duration_launch duration_attach sigint sigterm interval
+	folded_format summary_invariant metrics help_version
+	bad_no_such_pid bad_kernel_thread bad_not_root bad_unwritable_flamegraph
+	bad_interval bad_duration bad_pid_zero bad_pid_text bad_pid_and_command
+	bad_unknown_flag bad_metric bad_ringbuf_size bad_no_target
+	bad_command_not_found bad_nolibc
+)
+
+if [ "${1:-}" = -l ]; then
+	for t in "${ALL_TESTS[@]}"; do
+		printf '%-28s %s\n' "$t" "$(grep -m1 "^test_$t() {" "$0" | sed -n 's/.*{ *# *//p')"
+	done
+	exit 0
+fi
+FILTER=${1:-}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "integration tests need root (BPF uprobes)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+if [ ! -x "$TL" ]; then
+	echo "no tracelloc binary at $TL (run make)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+suite_init
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+SUITE_T0=$(now_ns)
+for t in "${ALL_TESTS[@]}"; do
+	if [ -n "$FILTER" ] && ! [[ $t =~ $FILTER ]]; then
+		continue
+	fi
+	t0=$(now_ns)
+	(
+		T_FAILS=0
+		T_PIDS=()
+		T_DIR=$SUITE_TMP/$t
+		mkdir -p "$T_DIR"
+		trap kill_registered EXIT
+		"test_$t"
+		exit $((T_FAILS > 0 ? 1 : 0))
+	)
+	rc=$?
+	el=$(secs_since "$t0")
+	if [ "$rc" = 0 ]; then
+		PASSED=$((PASSED + 1))
+		printf 'ok   %-28s (%ss)\n' "$t" "$el"
+	else
+		FAILED=$((FAILED + 1))
+		FAILED_NAMES+=("$t")
+		printf 'FAIL %-28s (%ss)\n' "$t" "$el"
+	fi
+done
+echo "# $(secs_since "$SUITE_T0") s${FAILED_NAMES[*]:+; failed: ${FAILED_NAMES[*]}}"
+[ "${TL_KEEP:-0}" = 1 ] && echo "# outputs kept in $SUITE_TMP"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
