@@ -143,6 +143,35 @@ test_attach_churn() { # attach to and detach from threads busy allocating; targe
 	assert_eq "$WAIT_RC" 0 "churn -p: the target's exit status after being traced"
 }
 
+test_lost_events() { # a stalled consumer and a 4 KiB ring buffer: drops are counted, seen + lost = made
+	need_target churn || return
+	local ref lost_allocs
+	# the same deterministic run with a consumer that keeps up
+	tl_run ref -i 0 -- "$TB/churn" 4000
+	parse_summary "$T_DIR/ref.out" || return
+	ref=$SUM_CALLS
+	assert_eq "$SUM_LOST" 0 "lost events: reference run"
+	tl_bg lost -i 0 -b 4096 -- "$TB/churn" 4000
+	if ! wait_for_grep "$T_DIR/lost.err" 'attached to pid' 10 "$TL_PID"; then
+		fail "lost events: tracelloc did not attach"
+		return
+	fi
+	# the target allocates on while the daemon cannot read: the ring overflows
+	kill -STOP "$TL_PID"
+	sleep 1
+	kill -CONT "$TL_PID"
+	if ! wait_pid "$TL_PID" 60; then
+		fail "lost events: tracelloc did not end"
+		return
+	fi
+	assert_eq "$WAIT_RC" 0 "lost events: tracelloc's exit status"
+	parse_summary "$T_DIR/lost.out" || return
+	assert_int_ge "$SUM_LOST" 1 "lost events: drops counted while the consumer was stopped"
+	lost_allocs=$(sed -nE 's/^ *lost events: [0-9]+ \(([0-9]+) allocations.*/\1/p' "$T_DIR/lost.out")
+	assert_int_ge "$lost_allocs" 1 "lost events: allocation records dropped"
+	assert_eq "$((SUM_CALLS + lost_allocs))" "$ref" "lost events: allocation calls seen + lost = calls made"
+}
+
 # ================================================================ how runs end
 
 test_exit_status() { # "target exited with status 3", tracelloc itself exits 0
@@ -534,17 +563,8 @@ test_bad_nolibc() { # a process with no allocator tracelloc could recognise
 
 # ================================================================ runner
 
-ALL_TESTS=(
-	ledger_basic ledger_realloc ledger_failures ledger_aligned ledger_threads
-	ledger_reuse ledger_ctor ledger_churn ledger_cxx attach attach_churn
-	exit_status killed_by_signal output_passthrough
-	duration_launch duration_attach sigint sigterm interval
-	folded_format summary_invariant metrics help_version
-	bad_no_such_pid bad_kernel_thread bad_not_root bad_unwritable_flamegraph
-	bad_interval bad_duration bad_pid_zero bad_pid_text bad_pid_and_command
-	bad_unknown_flag bad_metric bad_ringbuf_size bad_no_target
-	bad_command_not_found bad_nolibc
-)
+# every test_* function, in the order they are defined: none can be left out
+mapfile -t ALL_TESTS < <(sed -nE 's/^test_([a-z0-9_]+)\(\) \{.*/\1/p' "$0")
 
 if [ "${1:-}" = -l ]; then
 	for t in "${ALL_TESTS[@]}"; do
