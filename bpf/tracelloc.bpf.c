@@ -88,7 +88,7 @@ static __always_inline __u64 array_size(__u64 n, __u64 size)
 	return n > limit ? ~0ULL : n * size;
 }
 
-static __always_inline int enter(void *ctx, __u64 size, __u64 ptr_arg)
+static __always_inline int enter(__u32 fn, __u64 size, __u64 ptr_arg)
 {
 	struct call_state *s;
 
@@ -102,7 +102,7 @@ static __always_inline int enter(void *ctx, __u64 size, __u64 ptr_arg)
 	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call accounts */
 	if (s->depth++ > 0)
 		return 0;
-	s->fn = bpf_get_attach_cookie(ctx);
+	s->fn = fn;
 	s->size = size;
 	s->ptr_arg = ptr_arg;
 	/* realloc may release ptr before it returns and another thread may get it back:
@@ -110,42 +110,6 @@ static __always_inline int enter(void *ctx, __u64 size, __u64 ptr_arg)
 	if ((s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY) && ptr_arg)
 		send_ptr_event(EVENT_REALLOC_BEGIN, ptr_arg);
 	return 0;
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_size1, __u64 size)
-{
-	return enter(ctx, size, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_size2, __u64 alignment, __u64 size)
-{
-	return enter(ctx, size, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_calloc, __u64 n, __u64 size)
-{
-	return enter(ctx, array_size(n, size), 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_realloc, void *ptr, __u64 size)
-{
-	return enter(ctx, size, (__u64)ptr);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_reallocarray, void *ptr, __u64 n, __u64 size)
-{
-	return enter(ctx, array_size(n, size), (__u64)ptr);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(enter_posix_memalign, void **memptr, __u64 alignment, __u64 size)
-{
-	return enter(ctx, size, (__u64)memptr);
 }
 
 /* The address a successful call returned, or 0 when it failed. */
@@ -213,18 +177,17 @@ int BPF_KRETPROBE(leave_alloc)
 	return 0;
 }
 
-SEC("uprobe")
-int BPF_KPROBE(enter_free, void *ptr)
+static __always_inline int enter_free(__u64 ptr)
 {
 	struct call_state *s;
 
-	if (!ptr || !in_target())
+	if (!ptr)
 		return 0;
 	s = current_state(0);
 	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
 	if (s && s->depth)
 		return 0;
-	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, (__u64)ptr);
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, ptr);
 	return 0;
 }
 
@@ -233,17 +196,47 @@ int BPF_KPROBE(enter_free, void *ptr)
  * then glibc hands every chunk of the thread's cache to free() again. Those
  * were freed by the program already: the daemon must not call them unknown.
  */
-SEC("uprobe")
-int BPF_KPROBE(enter_thread_exit)
+static __always_inline int enter_thread_exit(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct call_state *s;
 
 	/* the main thread runs it from exit(), where frees are the program's */
-	if (!in_target() || (__u32)id == target_tgid)
+	if ((__u32)id == target_tgid)
 		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
 		s->exiting = 1;
 	return 0;
+}
+
+/* One entry program for every traced function: the probe's cookie says which,
+ * and so where its arguments are. One program lets one uprobe_multi link carry
+ * all the entry probes of an object. */
+SEC("uprobe")
+int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
+{
+	__u32 fn = bpf_get_attach_cookie(ctx);
+
+	if (!in_target())
+		return 0;
+	switch (fn) {
+	case FN_FREE:
+		return enter_free(arg1);
+	case FN_THREAD_EXIT:
+		return enter_thread_exit();
+	case FN_CALLOC:
+		return enter(fn, array_size(arg1, arg2), 0);
+	case FN_REALLOC:
+		return enter(fn, arg2, arg1);
+	case FN_REALLOCARRAY:
+		return enter(fn, array_size(arg2, arg3), arg1);
+	case FN_POSIX_MEMALIGN:
+		return enter(fn, arg3, arg1);
+	case FN_ALIGNED_ALLOC:
+	case FN_MEMALIGN:
+		return enter(fn, arg2, 0);
+	default:	/* malloc, valloc, pvalloc, operator new: size first */
+		return enter(fn, arg1, 0);
+	}
 }

@@ -8,54 +8,46 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <sys/syscall.h>
 
 #include "attach.h"
 #include "maps.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
-enum entry_prog {
-	ENTER_SIZE1,
-	ENTER_SIZE2,
-	ENTER_CALLOC,
-	ENTER_REALLOC,
-	ENTER_REALLOCARRAY,
-	ENTER_POSIX_MEMALIGN,
-	ENTER_FREE,
-	ENTER_THREAD_EXIT,
-};
-
 enum library { LIB_C, LIB_STDCXX };
 
 static const struct probe_def {
 	const char *symbol;
-	enum alloc_fn fn;
-	enum entry_prog entry;
+	enum alloc_fn fn;	/* the probe's cookie */
 	enum library lib;
 } probe_defs[] = {
-	{ "malloc", FN_MALLOC, ENTER_SIZE1, LIB_C },
-	{ "calloc", FN_CALLOC, ENTER_CALLOC, LIB_C },
-	{ "realloc", FN_REALLOC, ENTER_REALLOC, LIB_C },
-	{ "reallocarray", FN_REALLOCARRAY, ENTER_REALLOCARRAY, LIB_C },
-	{ "posix_memalign", FN_POSIX_MEMALIGN, ENTER_POSIX_MEMALIGN, LIB_C },
-	{ "aligned_alloc", FN_ALIGNED_ALLOC, ENTER_SIZE2, LIB_C },
-	{ "memalign", FN_MEMALIGN, ENTER_SIZE2, LIB_C },
-	{ "valloc", FN_VALLOC, ENTER_SIZE1, LIB_C },
-	{ "pvalloc", FN_PVALLOC, ENTER_SIZE1, LIB_C },
-	{ "free", FN_FREE, ENTER_FREE, LIB_C },
-	{ "__call_tls_dtors", FN_THREAD_EXIT, ENTER_THREAD_EXIT, LIB_C },
+	/* free and the thread-exit hook first: attached before the allocators,
+	 * a block allocated under our probes is never released unseen */
+	{ "free", FN_FREE, LIB_C },
+	{ "__call_tls_dtors", FN_THREAD_EXIT, LIB_C },
+	{ "malloc", FN_MALLOC, LIB_C },
+	{ "calloc", FN_CALLOC, LIB_C },
+	{ "realloc", FN_REALLOC, LIB_C },
+	{ "reallocarray", FN_REALLOCARRAY, LIB_C },
+	{ "posix_memalign", FN_POSIX_MEMALIGN, LIB_C },
+	{ "aligned_alloc", FN_ALIGNED_ALLOC, LIB_C },
+	{ "memalign", FN_MEMALIGN, LIB_C },
+	{ "valloc", FN_VALLOC, LIB_C },
+	{ "pvalloc", FN_PVALLOC, LIB_C },
 	/* operator new: the stack at its return is complete even though
 	 * libstdc++ has no frame pointers; its inner malloc counts as nested.
 	 * operator delete is a tail call to free, which the free probe sees. */
-	{ "_Znwm", FN_NEW, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnwmRKSt9nothrow_t", FN_NEW, ENTER_SIZE1, LIB_STDCXX },
-	{ "_Znam", FN_NEW_ARRAY, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
-	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, ENTER_SIZE1, LIB_STDCXX },
+	{ "_Znwm", FN_NEW, LIB_STDCXX },
+	{ "_ZnwmRKSt9nothrow_t", FN_NEW, LIB_STDCXX },
+	{ "_Znam", FN_NEW_ARRAY, LIB_STDCXX },
+	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, LIB_STDCXX },
+	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, LIB_STDCXX },
+	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, LIB_STDCXX },
+	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
+	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
 };
 
 #define NUM_DEFS (sizeof(probe_defs) / sizeof(probe_defs[0]))
@@ -79,8 +71,12 @@ struct attach {
 	size_t nobjects;
 	struct site sites[NUM_DEFS];
 	size_t nsites;
-	struct bpf_link **links;
+	bool multi;		/* one uprobe_multi link per object and direction */
+	struct bpf_link **links; /* otherwise one perf-event link per probe */
 	size_t nlinks;
+	int *link_fds;		/* the uprobe_multi links */
+	size_t nlink_fds;
+	int nprobes;
 	char *culprit;
 };
 
@@ -103,6 +99,9 @@ void attach__destroy(struct attach *a)
 		return;
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
+	for (i = 0; i < a->nlink_fds; i++)
+		close(a->link_fds[i]);
+	free(a->link_fds);
 	for (i = 0; i < a->nobjects; i++) {
 		free(a->objects[i].name);
 		free(a->objects[i].open_path);
@@ -341,26 +340,108 @@ out:
 	return err;
 }
 
-static struct bpf_program *entry_program(struct tracelloc_bpf *skel, enum entry_prog e)
+#define UPROBE_MULTI_RETURN 1
+#define TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type, Linux 6.6; not in Debian 12's headers */
+
+/* free and the thread-exit hook allocate nothing: no return probe */
+static bool entry_only(const struct probe_def *def)
 {
-	switch (e) {
-	case ENTER_SIZE1: return skel->progs.enter_size1;
-	case ENTER_SIZE2: return skel->progs.enter_size2;
-	case ENTER_CALLOC: return skel->progs.enter_calloc;
-	case ENTER_REALLOC: return skel->progs.enter_realloc;
-	case ENTER_REALLOCARRAY: return skel->progs.enter_reallocarray;
-	case ENTER_POSIX_MEMALIGN: return skel->progs.enter_posix_memalign;
-	case ENTER_FREE: return skel->progs.enter_free;
-	case ENTER_THREAD_EXIT: return skel->progs.enter_thread_exit;
+	return def->fn == FN_FREE || def->fn == FN_THREAD_EXIT;
+}
+
+/* uprobe_multi links (Linux 6.6) detach all their probes after one RCU
+ * grace period; perf-event links wait for one each, 90 ms apiece here */
+static bool kernel_has_uprobe_multi(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
+}
+
+int attach__prepare(struct attach *a)
+{
+	int err;
+
+	/* TRACELLOC_PERF_LINKS=1 forces the links of kernels before 6.6 (tests use it) */
+	a->multi = !getenv("TRACELLOC_PERF_LINKS") && kernel_has_uprobe_multi();
+	if (!a->multi)
+		return 0;
+	err = bpf_program__set_expected_attach_type(a->skel->progs.enter_call,
+						     TRACE_UPROBE_MULTI);
+	if (!err)
+		err = bpf_program__set_expected_attach_type(a->skel->progs.leave_alloc,
+							     TRACE_UPROBE_MULTI);
+	return err;
+}
+
+/* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make */
+struct link_create_uprobe_multi {
+	uint32_t prog_fd;
+	uint32_t target_fd;
+	uint32_t attach_type;
+	uint32_t flags;
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t uprobe_flags;
+	uint32_t pid;
+};
+
+
+static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
+{
+	uint64_t offsets[NUM_DEFS], cookies[NUM_DEFS];
+	struct link_create_uprobe_multi attr;
+	union {
+		struct link_create_uprobe_multi attr;
+		unsigned char zero[160];	/* the kernel wants the rest of bpf_attr zero */
+	} buf;
+	size_t i, n = 0;
+	int fd;
+
+	for (i = 0; i < a->nsites; i++) {
+		const struct site *site = &a->sites[i];
+
+		if (site->object != object || (retprobe && entry_only(site->def)))
+			continue;
+		offsets[n] = site->file_offset;
+		cookies[n] = site->def->fn;
+		n++;
 	}
-	return NULL;
+	if (!n)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = bpf_program__fd(retprobe ? a->skel->progs.leave_alloc
+						: a->skel->progs.enter_call);
+	attr.attach_type = TRACE_UPROBE_MULTI;
+	attr.path = (uint64_t)(uintptr_t)a->objects[object].open_path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.cnt = n;
+	attr.uprobe_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
+	attr.pid = a->pid;
+	memset(&buf, 0, sizeof(buf));
+	buf.attr = attr;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &buf, sizeof(buf));
+	if (fd < 0)
+		return -errno;
+	a->link_fds[a->nlink_fds++] = fd;
+	a->nprobes += n;
+	return 0;
 }
 
 static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = site->def->fn);
 	struct bpf_program *prog = retprobe ? a->skel->progs.leave_alloc
-					    : entry_program(a->skel, site->def->entry);
+					    : a->skel->progs.enter_call;
 	struct bpf_link *link;
 
 	link = bpf_program__attach_uprobe_opts(prog, a->pid, a->objects[site->object].open_path,
@@ -368,13 +449,8 @@ static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 	if (!link)
 		return -errno;
 	a->links[a->nlinks++] = link;
+	a->nprobes++;
 	return 0;
-}
-
-/* free and the thread-exit hook: they allocate nothing, so no return probe */
-static bool entry_only(const struct probe_def *def)
-{
-	return def->entry == ENTER_FREE || def->entry == ENTER_THREAD_EXIT;
 }
 
 int attach__attach(struct attach *a)
@@ -382,6 +458,25 @@ int attach__attach(struct attach *a)
 	size_t i;
 	int err;
 
+	/* return probes first, so that no call is entered under our probes
+	 * and returns without them; sites are in probe_defs order, so free
+	 * comes before the allocators */
+	if (a->multi) {
+		a->link_fds = calloc(2 * a->nobjects, sizeof(*a->link_fds));
+		if (!a->link_fds)
+			return -ENOMEM;
+		for (i = 0; i < a->nobjects; i++) {
+			err = attach_object_multi(a, i, true);
+			if (err)
+				return err;
+		}
+		for (i = 0; i < a->nobjects; i++) {
+			err = attach_object_multi(a, i, false);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 	a->links = calloc(2 * a->nsites, sizeof(*a->links));
 	if (!a->links)
 		return -ENOMEM;
@@ -392,18 +487,7 @@ int attach__attach(struct attach *a)
 		if (err)
 			return err;
 	}
-	/* free (and the exit hook) before the allocation entries: a block allocated under our probes
-	 * must never be released unseen */
 	for (i = 0; i < a->nsites; i++) {
-		if (!entry_only(a->sites[i].def))
-			continue;
-		err = attach_one(a, &a->sites[i], false);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < a->nsites; i++) {
-		if (entry_only(a->sites[i].def))
-			continue;
 		err = attach_one(a, &a->sites[i], false);
 		if (err)
 			return err;
@@ -416,9 +500,14 @@ const char *attach__culprit(const struct attach *a)
 	return a->culprit ? a->culprit : "?";
 }
 
+const char *attach__link_kind(const struct attach *a)
+{
+	return a->multi ? "uprobe_multi" : "perf-event";
+}
+
 int attach__probe_count(const struct attach *a)
 {
-	return (int)a->nlinks;
+	return a->nprobes;
 }
 
 void attach__describe(const struct attach *a, FILE *out)

@@ -23,12 +23,16 @@ void attach__destroy(struct attach *a);	/* detaches */
  * attach__culprit() names the object then.
  */
 int attach__find(struct attach *a);
-/* attaches every found site: return probes first, so that no call is entered
- * under our probes and returns without them; then free, then the allocators */
+/* before the BPF object is loaded: picks the kind of link the kernel offers */
+int attach__prepare(struct attach *a);
+/* after it is loaded: attaches every found site, return probes first, then
+ * free, then the allocators */
 int attach__attach(struct attach *a);
 
 const char *attach__culprit(const struct attach *a);
 int attach__probe_count(const struct attach *a);
+/* "uprobe_multi" or "perf-event": the kind of links in use */
+const char *attach__link_kind(const struct attach *a);
 /* "libc.so.6 (10 functions), libstdc++.so.6 (8 functions)" */
 void attach__describe(const struct attach *a, FILE *out);
 

@@ -144,7 +144,7 @@ static int open_target(struct session *s)
 	return 0;
 }
 
-static int load_bpf(struct session *s)
+static int open_bpf(struct session *s)
 {
 	int err;
 
@@ -153,14 +153,12 @@ static int load_bpf(struct session *s)
 		return fail(-errno, "cannot open the BPF programs");
 	s->skel->rodata->target_tgid = target__pid(s->target);
 	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
-	if (!err)
-		err = tracelloc_bpf__load(s->skel);
 	if (err)
-		return fail(err, "cannot load the BPF programs (run with -v for details)");
+		return fail(err, "cannot size the ring buffer");
 	return 0;
 }
 
-static int attach_probes(struct session *s)
+static int find_allocator(struct session *s)
 {
 	pid_t pid = target__pid(s->target);
 	int err;
@@ -179,9 +177,26 @@ static int attach_probes(struct session *s)
 			    "defined in %s)", pid, attach__culprit(s->attach));
 	if (err)
 		return fail(err, "cannot read the objects mapped by pid %d", pid);
-	err = attach__attach(s->attach);
+	return 0;
+}
+
+static int load_bpf(struct session *s)
+{
+	int err = attach__prepare(s->attach);
+
+	if (!err)
+		err = tracelloc_bpf__load(s->skel);
 	if (err)
-		return fail(err, "cannot attach probes to pid %d", pid);
+		return fail(err, "cannot load the BPF programs (run with -v for details)");
+	return 0;
+}
+
+static int attach_probes(struct session *s)
+{
+	int err = attach__attach(s->attach);
+
+	if (err)
+		return fail(err, "cannot attach probes to pid %d", target__pid(s->target));
 	return 0;
 }
 
@@ -420,6 +435,10 @@ int main(int argc, char **argv)
 	if (!err)
 		err = open_target(&s);
 	if (!err)
+		err = open_bpf(&s);
+	if (!err)
+		err = find_allocator(&s);
+	if (!err)
 		err = load_bpf(&s);
 	if (!err)
 		err = attach_probes(&s);
@@ -434,6 +453,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s.target));
 	attach__describe(s.attach, stderr);
 	fprintf(stderr, ", %d probes\n", attach__probe_count(s.attach));
+	if (s.opts.verbose)
+		fprintf(stderr, "tracelloc: probes attached through %s links\n",
+			attach__link_kind(s.attach));
 
 	snprintf(ending, sizeof(ending), "stopped");
 	err = trace(&s, ending, sizeof(ending));

@@ -36,6 +36,15 @@ test_ledger_realloc() { # grow/shrink/same/moved/realloc(p,0)/realloc(NULL)/fail
 	done
 }
 
+test_ledger_perf_links() { # the same exact ledger through one perf-event link per probe (kernels before 6.6)
+	METRICS="live count" ledger_test basic TRACELLOC_PERF_LINKS=1
+	TL_ENV=(TRACELLOC_PERF_LINKS=1)
+	tl_run kind -v -i 0 -- "$TB/exitcode" 0
+	assert_grep "$T_DIR/kind.err" 'probes attached through perf-event links' "perf links: the fallback is what ran"
+	tl_run multi -v -i 0 -- "$TB/exitcode" 0
+	assert_grep "$T_DIR/multi.err" 'probes attached through uprobe_multi links' "perf links: uprobe_multi otherwise"
+}
+
 test_ledger_failures() { # failed calls record nothing
 	ledger_test failures
 }
