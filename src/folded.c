@@ -18,34 +18,34 @@ static void put_frame(FILE *out, const char *name)
 		fputc(*name == ';' ? ':' : *name == '\n' ? ' ' : *name, out);
 }
 
-static char *stack_text(const struct profile *p, const struct profile_stack *s)
+/* outermost first, the frames of one stack; NULL when --include leaves it out */
+static char *stack_text(struct profile *p, const struct profile_stack *s, int *err)
 {
-	uint32_t n, i;
-	const uint64_t *frames = profile__frames(p, s, &n);
+	const struct shown_frame *frames;
+	int n = profile__show(p, s, &frames), i;
 	char *text = NULL;
 	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	FILE *out;
 
-	if (!out)
+	*err = n < 0 ? n : 0;
+	if (n <= 0)
 		return NULL;
-	if (!n)
-		fputs("[unknown]", out);
-	for (i = n; i > 0; i--) {
-		const struct sym_location *loc = profile__locate(p, frames[i - 1]);
-		uint32_t j;
-
-		/* concrete function first, then what was inlined into it */
-		for (j = loc->nframes; j > 0; j--) {
-			put_frame(out, loc->frames[j - 1].function);
-			/* flamegraph.pl's mark for an inlined frame */
-			if (loc->frames[j - 1].inlined)
-				fputs("_[i]", out);
-			if (i > 1 || j > 1)
-				fputc(';', out);
-		}
+	out = open_memstream(&text, &size);
+	if (!out) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = n - 1; i >= 0; i--) {
+		put_frame(out, frames[i].function);
+		/* flamegraph.pl's mark for an inlined frame */
+		if (frames[i].inlined)
+			fputs("_[i]", out);
+		if (i > 0)
+			fputc(';', out);
 	}
 	if (fclose(out)) {
 		free(text);
+		*err = -ENOMEM;
 		return NULL;
 	}
 	return text;
@@ -65,7 +65,7 @@ static int by_value_desc(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
-int folded__write(FILE *out, const struct profile *p, enum metric metric)
+int folded__write(FILE *out, struct profile *p, enum metric metric)
 {
 	struct folded_line *lines = calloc(p->count ? p->count : 1, sizeof(*lines));
 	size_t n = 0, merged = 0, i;
@@ -78,12 +78,11 @@ int folded__write(FILE *out, const struct profile *p, enum metric metric)
 
 		if (!value)
 			continue;
-		lines[n].stack = stack_text(p, &p->stacks[i]);
-		if (!lines[n].stack) {
-			err = -ENOMEM;
+		lines[n].stack = stack_text(p, &p->stacks[i], &err);
+		if (err)
 			goto out;
-		}
-		lines[n++].value = value;
+		if (lines[n].stack)
+			lines[n++].value = value;
 	}
 	/* different return addresses in one function name the same frames */
 	qsort(lines, n, sizeof(*lines), by_stack);

@@ -10,6 +10,6 @@
  * Folded stacks, as flamegraph.pl reads them: "outer;...;leaf value" per line.
  * Stacks that name the same frames merge into one line.
  */
-int folded__write(FILE *out, const struct profile *p, enum metric metric);
+int folded__write(FILE *out, struct profile *p, enum metric metric);
 
 #endif

@@ -101,6 +101,7 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	b->stack_id = stack_id;
 	b->fn = fn;
 
+	stacks__set_fn(h->stacks, stack_id, fn);
 	totals = stacks__totals(h->stacks, stack_id);
 	totals->live_bytes += size;
 	totals->live_count++;

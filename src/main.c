@@ -239,7 +239,8 @@ static void read_loss(struct session *s, struct loss *loss)
 static int write_folded(FILE *out, void *ctx)
 {
 	struct session *s = ctx;
-	struct profile *p = profile__snapshot(s->heap, s->symbolizer);
+	struct profile_opts popts = { .symbolizer = s->symbolizer };
+	struct profile *p = profile__snapshot(s->heap, &popts);
 	int err;
 
 	if (!p)

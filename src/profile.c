@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "profile.h"
+#include "filter.h"
 #include "symbolize.h"
+#include "tracelloc.h"
 
-struct profile *profile__snapshot(struct heap *heap, struct symbolizer *symbolizer)
+struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts)
 {
 	struct stacks *stacks = heap__stacks(heap);
 	uint32_t n = stacks__count(stacks), id;
@@ -21,12 +23,14 @@ struct profile *profile__snapshot(struct heap *heap, struct symbolizer *symboliz
 	}
 	for (id = 1; id <= n; id++) {
 		p->stacks[p->count].stack_id = id;
+		p->stacks[p->count].fn = stacks__fn(stacks, id);
 		p->stacks[p->count].totals = *stacks__totals(stacks, id);
 		p->count++;
 	}
 	p->stats = *heap__stats(heap);
 	p->stack_table = stacks;
-	p->symbolizer = symbolizer;
+	if (opts)
+		p->opts = *opts;
 	return p;
 }
 
@@ -35,6 +39,7 @@ void profile__destroy(struct profile *p)
 	if (!p)
 		return;
 	free(p->stacks);
+	free(p->shown);
 	free(p);
 }
 
@@ -57,8 +62,8 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 
 	/* a frame-pointer walk through code that uses rbp for data goes on with
 	 * garbage: stop after the first frame that lies in no module */
-	for (i = 0; i < *nframes && p->symbolizer; i++) {
-		if (!symbolizer__in_module(p->symbolizer, frames[i])) {
+	for (i = 0; i < *nframes && p->opts.symbolizer; i++) {
+		if (!symbolizer__in_module(p->opts.symbolizer, frames[i])) {
 			*nframes = i + 1;
 			break;
 		}
@@ -71,7 +76,7 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
 	static const struct sym_frame unknown_frame = { .function = "[unknown]" };
 	static const struct sym_location unknown = { .nframes = 1, .frames = &unknown_frame };
 
-	return p->symbolizer ? symbolizer__locate(p->symbolizer, frame) : &unknown;
+	return p->opts.symbolizer ? symbolizer__locate(p->opts.symbolizer, frame) : &unknown;
 }
 
 static const char *const metric_names[] = {
@@ -80,6 +85,106 @@ static const char *const metric_names[] = {
 	[METRIC_ALLOC_BYTES] = "allocated",
 	[METRIC_ALLOC_COUNT] = "count",
 };
+
+const char *alloc_fn__name(uint32_t fn)
+{
+	static const char *const names[FN__COUNT] = {
+		[FN_MALLOC] = "malloc",
+		[FN_CALLOC] = "calloc",
+		[FN_REALLOC] = "realloc",
+		[FN_REALLOCARRAY] = "reallocarray",
+		[FN_POSIX_MEMALIGN] = "posix_memalign",
+		[FN_ALIGNED_ALLOC] = "aligned_alloc",
+		[FN_MEMALIGN] = "memalign",
+		[FN_VALLOC] = "valloc",
+		[FN_PVALLOC] = "pvalloc",
+		[FN_NEW] = "operator new",
+		[FN_NEW_ARRAY] = "operator new[]",
+		[FN_NEW_ALIGNED] = "operator new(align_val_t)",
+		[FN_NEW_ARRAY_ALIGNED] = "operator new[](align_val_t)",
+	};
+
+	return fn < FN__COUNT && names[fn] ? names[fn] : "[allocator]";
+}
+
+static int reserve_shown(struct profile *p, size_t n)
+{
+	struct shown_frame *grown;
+	size_t cap = p->shown_cap ? p->shown_cap : 64;
+
+	if (n <= p->shown_cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	grown = realloc(p->shown, cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	p->shown = grown;
+	p->shown_cap = cap;
+	return 0;
+}
+
+int profile__show(struct profile *p, const struct profile_stack *s,
+		  const struct shown_frame **frames)
+{
+	const struct filter *filter = p->opts.filter;
+	uint32_t nraw, i, j;
+	const uint64_t *raw = profile__frames(p, s, &nraw);
+	bool focused = !filter__has_focus(filter);
+	size_t n = 0, kept = 0, k;
+	uint32_t hidden_inside = 0;
+	int err;
+
+	err = reserve_shown(p, 1 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
+	if (err)
+		return err;
+	if (p->opts.allocator_frame) {
+		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn) };
+		n++;
+	}
+	for (i = 0; i < nraw; i++) {
+		const struct sym_location *loc = profile__locate(p, raw[i]);
+
+		for (j = 0; j < loc->nframes; j++) {
+			p->shown[n] = (struct shown_frame){
+				.addr = raw[i],
+				.loc = loc,
+				.function = loc->frames[j].function,
+				.file = loc->frames[j].file,
+				.line = loc->frames[j].line,
+				.inlined = loc->frames[j].inlined,
+			};
+			n++;
+		}
+	}
+	if (!n) {
+		p->shown[n] = (struct shown_frame){ .function = "[unknown]" };
+		n++;
+	}
+	/* focus looks at every frame, hidden ones too; then drop the hidden */
+	for (k = 0; k < n && !focused; k++)
+		focused = filter__focuses(filter, p->shown[k].function);
+	if (!focused)
+		return 0;
+	for (k = 0; k < n; k++) {
+		if (filter__hides(filter, p->shown[k].function) && !(k == 0 && p->opts.allocator_frame)) {
+			if (kept)
+				p->shown[kept - 1].hidden_outside++;
+			else
+				hidden_inside++;
+			continue;
+		}
+		p->shown[kept++] = p->shown[k];
+		if (kept == 1)
+			p->shown[0].hidden_inside = hidden_inside;
+	}
+	if (!kept) {	/* everything hidden: keep the leaf, so the bytes stay visible */
+		p->shown[0] = (struct shown_frame){ .function = "[filtered]", .hidden_outside = n };
+		kept = 1;
+	}
+	*frames = p->shown;
+	return (int)kept;
+}
 
 int metric__parse(const char *name, enum metric *metric)
 {

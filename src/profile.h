@@ -2,17 +2,19 @@
 #ifndef TRACELLOC_PROFILE_H
 #define TRACELLOC_PROFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "heap.h"
 #include "stacks.h"
 #include "symbolize.h"
 
-struct symbolizer;
+struct filter;
 
 /*
  * One model for every output: a read-only snapshot of "stacks with metrics",
- * taken from the heap, with frames named lazily through the symbolizer.
+ * taken from the heap. Frames are named lazily through the symbolizer, when a
+ * writer asks for a stack as it is shown.
  */
 enum metric {
 	METRIC_LIVE_BYTES,
@@ -21,9 +23,28 @@ enum metric {
 	METRIC_ALLOC_COUNT,
 };
 
+struct profile_opts {
+	struct symbolizer *symbolizer;	/* NULL: every frame is "[unknown]" */
+	const struct filter *filter;	/* NULL: show every frame */
+	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
+};
+
 struct profile_stack {
 	uint32_t stack_id;
+	uint32_t fn;			/* enum alloc_fn */
 	struct stack_totals totals;
+};
+
+/* a frame as writers show it */
+struct shown_frame {
+	uint64_t addr;			/* return address; 0 for the allocator frame */
+	const struct sym_location *loc;	/* NULL for the allocator frame */
+	const char *function;
+	const char *file;		/* NULL without debug info */
+	int line;
+	bool inlined;			/* inlined into the next (outer) frame */
+	uint32_t hidden_inside;		/* first frame only: hidden frames inside it */
+	uint32_t hidden_outside;	/* frames hidden by filters between this one and the next */
 };
 
 struct profile {
@@ -31,21 +52,33 @@ struct profile {
 	size_t count;
 	struct heap_stats stats;
 	const struct stacks *stack_table;
-	struct symbolizer *symbolizer;
+	struct profile_opts opts;
+	struct shown_frame *shown;	/* profile__show's buffer */
+	size_t shown_cap;
 };
 
-struct profile *profile__snapshot(struct heap *heap, struct symbolizer *symbolizer);
+struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts);
 void profile__destroy(struct profile *p);
 
 uint64_t profile__value(const struct profile_stack *s, enum metric metric);
-/* frames of a stack, innermost first (return addresses), ending at the
- * first frame outside every module (shown as "[unknown]") */
+/* raw frames of a stack, innermost first (return addresses), ending at the
+ * first frame outside every module */
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes);
 /* what is known of a frame (its function, inlined calls, file:line) */
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame);
+/*
+ * A stack as shown: symbolized, inlined calls as frames of their own, hidden
+ * frames left out, innermost first. Returns the number of frames (at least
+ * 1), 0 when --include leaves the stack out, negative errno. *frames points
+ * into a buffer that the next call reuses.
+ */
+int profile__show(struct profile *p, const struct profile_stack *s,
+		  const struct shown_frame **frames);
 
 /* "live", "live-count", "allocated", "count"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);
+/* "malloc", "operator new[]", ... */
+const char *alloc_fn__name(uint32_t fn);
 
 #endif

@@ -8,6 +8,7 @@ struct stack {
 	uint64_t hash;
 	size_t frames_off;	/* into the frame arena */
 	uint32_t nframes;
+	uint32_t fn;
 	struct stack_totals totals;
 };
 
@@ -159,6 +160,17 @@ const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nf
 	}
 	*nframes = s->stacks[id].nframes;
 	return *nframes ? s->arena + s->stacks[id].frames_off : NULL;
+}
+
+void stacks__set_fn(struct stacks *s, uint32_t id, uint32_t fn)
+{
+	if (id && id <= s->count && !s->stacks[id].fn)
+		s->stacks[id].fn = fn;
+}
+
+uint32_t stacks__fn(const struct stacks *s, uint32_t id)
+{
+	return id && id <= s->count ? s->stacks[id].fn : 0;
 }
 
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id)

@@ -27,6 +27,10 @@ uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nfram
 uint32_t stacks__count(const struct stacks *s);
 const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nframes);
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id);
+/* the allocator function (enum alloc_fn) called from a stack: its return
+ * address names one call instruction, so the first one seen is the one */
+void stacks__set_fn(struct stacks *s, uint32_t id, uint32_t fn);
+uint32_t stacks__fn(const struct stacks *s, uint32_t id);
 size_t stacks__memory(const struct stacks *s);
 
 #endif

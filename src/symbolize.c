@@ -16,7 +16,6 @@
 #include "symbolize.h"
 #include "table.h"
 
-#define MAX_INLINE_DEPTH 32
 #define REFRESH_EVERY_NS 1000000000ULL
 
 struct symbolizer {
@@ -313,7 +312,7 @@ static const char *outside_modules(struct symbolizer *s, uint64_t addr)
 
 static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 {
-	struct sym_frame frames[MAX_INLINE_DEPTH];
+	struct sym_frame frames[SYM_MAX_INLINE];
 	/* a return address points after the call: look up the call itself */
 	Dwarf_Addr addr = ret_addr - 1;
 	Dwfl_Module *mod = module_of(s, addr);
@@ -334,7 +333,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 			offset = sym_offset + 1;
 			size = sym.st_size;
 		}
-		n = inline_frames(s, mod, addr, frames, MAX_INLINE_DEPTH);
+		n = inline_frames(s, mod, addr, frames, SYM_MAX_INLINE);
 	}
 	if (n == 0) {
 		frames[0].function = NULL;

@@ -14,6 +14,9 @@
  */
 struct symbolizer;
 
+/* most frames one return address expands to (a concrete function and what was inlined into it) */
+#define SYM_MAX_INLINE 32
+
 /* one source-level frame: a return address gives one, plus one per inlined call */
 struct sym_frame {
 	const char *function;	/* demangled; "[unknown]", "[anon]" when not known */
