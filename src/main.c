@@ -19,6 +19,7 @@
 
 #include "attach.h"
 #include "events.h"
+#include "filter.h"
 #include "folded.h"
 #include "heap.h"
 #include "options.h"
@@ -39,6 +40,7 @@ struct session {
 	struct heap *heap;
 	struct events *events;
 	struct symbolizer *symbolizer;
+	struct filter *filter;
 	int signal_fd;
 	double start_s;
 };
@@ -68,12 +70,13 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static double now_s(void)
+
+static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static bool has_caps(void)
@@ -200,6 +203,22 @@ static int attach_probes(struct session *s)
 	return 0;
 }
 
+static int build_filter(struct session *s)
+{
+	size_t i;
+
+	s->filter = filter__new(s->opts.default_filters);
+	if (!s->filter)
+		return fail(-ENOMEM, "cannot build the filters");
+	for (i = 0; i < s->opts.nexcludes; i++)
+		if (filter__exclude(s->filter, s->opts.excludes[i]))
+			return fail(0, "invalid --exclude '%s'", s->opts.excludes[i]);
+	for (i = 0; i < s->opts.nincludes; i++)
+		if (filter__include(s->filter, s->opts.includes[i]))
+			return fail(0, "invalid --include '%s'", s->opts.includes[i]);
+	return 0;
+}
+
 static int start_engine(struct session *s)
 {
 	s->heap = heap__new();
@@ -236,11 +255,21 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->untraced_calls = sums[COUNTER_NO_STATE];
 }
 
+static struct profile *snapshot(struct session *s, bool for_flamegraph)
+{
+	struct profile_opts popts = {
+		.symbolizer = s->symbolizer,
+		.filter = s->filter,
+		.allocator_frame = for_flamegraph && s->opts.allocator_frame,
+	};
+
+	return profile__snapshot(s->heap, &popts);
+}
+
 static int write_folded(FILE *out, void *ctx)
 {
 	struct session *s = ctx;
-	struct profile_opts popts = { .symbolizer = s->symbolizer };
-	struct profile *p = profile__snapshot(s->heap, &popts);
+	struct profile *p = snapshot(s, true);
 	int err;
 
 	if (!p)
@@ -260,6 +289,27 @@ static int write_outputs(struct session *s)
 	if (err)
 		return fail(err, "cannot write %s", s->opts.flamegraph_path);
 	return 0;
+}
+
+static void print_report(struct session *s)
+{
+	struct report_opts ro = {
+		.top = s->opts.top,
+		.min_age_ns = (uint64_t)(s->opts.min_age_s * 1e9),
+		.sort = s->opts.sort,
+		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.now_ns = now_ns(),
+	};
+	struct profile *p;
+	int err;
+
+	if (!s->opts.top)
+		return;
+	p = snapshot(s, false);
+	err = p ? report__top(stdout, p, s->heap, &ro) : -ENOMEM;
+	if (err)
+		fail(err, "cannot print the report");
+	profile__destroy(p);
 }
 
 static int add_fd(int epfd, int fd)
@@ -366,9 +416,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					continue;
 				events__consume(s->events);
 				read_loss(s, &loss);
-				report__live_line(stdout, now_s() - s->start_s, heap__stats(s->heap),
+				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
+				print_report(s);
 			}
 		}
 	}
@@ -389,7 +440,7 @@ static void print_summary(struct session *s, const char *ending)
 {
 	struct summary sum = {
 		.pid = target__pid(s->target),
-		.traced_s = now_s() - s->start_s,
+		.traced_s = (now_ns() / 1e9) - s->start_s,
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
 	};
@@ -403,6 +454,8 @@ static void print_summary(struct session *s, const char *ending)
 
 static void session_destroy(struct session *s)
 {
+	filter__destroy(s->filter);
+	options__free(&s->opts);
 	symbolizer__destroy(s->symbolizer);
 	events__destroy(s->events);
 	heap__destroy(s->heap);
@@ -426,6 +479,8 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 
 	err = check_system();
+	if (!err)
+		err = build_filter(&s);
 	if (!err && s.opts.flamegraph_path) {
 		err = outfile__check(s.opts.flamegraph_path);
 		if (err)
@@ -450,7 +505,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	s.start_s = now_s();
+	s.start_s = (now_ns() / 1e9);
 	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s.target));
 	attach__describe(s.attach, stderr);
 	fprintf(stderr, ", %d probes\n", attach__probe_count(s.attach));
@@ -461,6 +516,7 @@ int main(int argc, char **argv)
 	snprintf(ending, sizeof(ending), "stopped");
 	err = trace(&s, ending, sizeof(ending));
 	heap__finish(s.heap);
+	print_report(&s);
 	print_summary(&s, ending);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
 	if (target__terminate(s.target) > 0)

@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,14 @@
 #include "options.h"
 
 #define VERSION "0.1.0"
+
+/* long options without a short form */
+enum {
+	OPT_MIN_AGE = 0x100,
+	OPT_NO_DEFAULT_FILTERS,
+	OPT_ALLOCATOR_FRAME,
+	OPT_SVG,
+};
 
 static const char usage[] =
 	"Usage: tracelloc [OPTIONS] -p PID\n"
@@ -31,6 +40,22 @@ static const char usage[] =
 	"                                (bytes), count (allocation calls)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffer size, power of two, K/M suffix\n"
 	"                                (default 16M)\n"
+	"\n"
+	"Report (every --interval, and at the end):\n"
+	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
+	"      --min-age SECS            only allocations live for at least SECS\n"
+	"  -s, --sort KEY                order of the top allocators: live (bytes, default),\n"
+	"                                allocs (allocation calls), count (live allocations)\n"
+	"\n"
+	"Filters (POSIX extended regular expressions on function names):\n"
+	"  -e, --exclude REGEX           hide frames that match (repeatable)\n"
+	"  -I, --include REGEX           show only stacks with a frame that matches (repeatable)\n"
+	"      --no-default-filters      show the Rust runtime frames hidden by default\n"
+	"                                (futures polling, tokio, panic harness, closure shims)\n"
+	"\n"
+	"Flamegraphs:\n"
+	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
+	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
@@ -72,6 +97,55 @@ static int parse_pid(const char *arg, pid_t *out)
 		return bad("invalid pid '%s'", arg);
 	*out = (pid_t)v;
 	return 0;
+}
+
+static int parse_top(const char *arg, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v > 100000)
+		return bad("invalid --top '%s': expected a count from 0 to 100000", arg);
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_sort(const char *arg, enum report_sort *out)
+{
+	if (!strcmp(arg, "live"))
+		*out = SORT_LIVE_BYTES;
+	else if (!strcmp(arg, "allocs"))
+		*out = SORT_ALLOC_CALLS;
+	else if (!strcmp(arg, "count"))
+		*out = SORT_LIVE_COUNT;
+	else
+		return bad("invalid --sort '%s': expected live, allocs or count", arg);
+	return 0;
+}
+
+static int add_regex(const char ***list, size_t *n, const char *arg, const char *flag)
+{
+	const char **grown;
+	regex_t re;
+
+	if (regcomp(&re, arg, REG_EXTENDED | REG_NOSUB))
+		return bad("invalid %s '%s': not a POSIX extended regular expression", flag, arg);
+	regfree(&re);
+	grown = realloc(*list, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return bad("out of memory");
+	grown[(*n)++] = arg;
+	*list = grown;
+	return 0;
+}
+
+void options__free(struct options *opts)
+{
+	free(opts->excludes);
+	free(opts->includes);
+	opts->excludes = opts->includes = NULL;
 }
 
 static int parse_size(const char *arg, uint64_t *out)
@@ -119,6 +193,14 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "flamegraph-metric", required_argument, NULL, 'm' },
 		{ "ringbuf-size", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "top", required_argument, NULL, 't' },
+		{ "min-age", required_argument, NULL, OPT_MIN_AGE },
+		{ "sort", required_argument, NULL, 's' },
+		{ "exclude", required_argument, NULL, 'e' },
+		{ "include", required_argument, NULL, 'I' },
+		{ "no-default-filters", no_argument, NULL, OPT_NO_DEFAULT_FILTERS },
+		{ "allocator-frame", no_argument, NULL, OPT_ALLOCATOR_FRAME },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -129,11 +211,14 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opts->interval_s = 1;
 	opts->flamegraph_metric = METRIC_LIVE_BYTES;
 	opts->ringbuf_bytes = 16 << 20;
+	opts->top = 3;
+	opts->sort = SORT_LIVE_BYTES;
+	opts->default_filters = true;
 
 	opterr = 0;
 	optind = 0;	/* 0, not 1: a full reset of getopt, clusters and '+' included */
 	/* '+': stop at the first non-option, which starts the command */
-	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:t:s:e:I:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			err = parse_pid(optarg, &opts->pid);
@@ -162,26 +247,60 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case 'v':
 			opts->verbose++;
 			break;
+		case 't':
+			err = parse_top(optarg, &opts->top);
+			break;
+		case OPT_MIN_AGE:
+			err = parse_seconds(optarg, "min-age", 0, &opts->min_age_s);
+			break;
+		case 's':
+			err = parse_sort(optarg, &opts->sort);
+			break;
+		case 'e':
+			err = add_regex(&opts->excludes, &opts->nexcludes, optarg, "--exclude");
+			break;
+		case 'I':
+			err = add_regex(&opts->includes, &opts->nincludes, optarg, "--include");
+			break;
+		case OPT_NO_DEFAULT_FILTERS:
+			opts->default_filters = false;
+			break;
+		case OPT_ALLOCATOR_FRAME:
+			opts->allocator_frame = true;
+			break;
+		case OPT_SVG:
+			if (!*optarg)
+				err = bad("empty SVG file name");
+			opts->svg_path = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
+			options__free(opts);
 			return OPTIONS_EXIT;
 		case 'V':
 			printf("tracelloc " VERSION "\n");
+			options__free(opts);
 			return OPTIONS_EXIT;
 		case ':':
-			return bad("option '%s' needs a value", option_name(argv[optind - 1], optopt));
+			err = bad("option '%s' needs a value", option_name(argv[optind - 1], optopt));
+			break;
 		default:
-			return bad("unknown option '%s' (see tracelloc --help)",
-				   option_name(argv[optind - 1], optopt));
+			err = bad("unknown option '%s' (see tracelloc --help)",
+				  option_name(argv[optind - 1], optopt));
+			break;
 		}
-		if (err)
+		if (err) {
+			options__free(opts);
 			return err;
+		}
 	}
 	if (optind < argc)
 		opts->command = &argv[optind];
 	if (opts->pid && opts->command)
-		return bad("give either -p PID or a command, not both");
-	if (!opts->pid && !opts->command)
-		return bad("nothing to trace: give -p PID or a command (see tracelloc --help)");
-	return OPTIONS_RUN;
+		err = bad("give either -p PID or a command, not both");
+	else if (!opts->pid && !opts->command)
+		err = bad("nothing to trace: give -p PID or a command (see tracelloc --help)");
+	if (err)
+		options__free(opts);
+	return err ? err : OPTIONS_RUN;
 }

@@ -2,10 +2,13 @@
 #ifndef TRACELLOC_OPTIONS_H
 #define TRACELLOC_OPTIONS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "profile.h"
+#include "report.h"
 
 struct options {
 	pid_t pid;			/* -p, or 0 when launching command */
@@ -16,6 +19,19 @@ struct options {
 	enum metric flamegraph_metric;
 	uint64_t ringbuf_bytes;
 	int verbose;
+	/* report */
+	int top;			/* entries per section; 0: no report */
+	double min_age_s;		/* only live blocks at least this old */
+	enum report_sort sort;
+	/* filters: frames hidden, stacks kept */
+	const char **excludes;
+	size_t nexcludes;
+	const char **includes;
+	size_t nincludes;
+	bool default_filters;
+	/* outputs */
+	bool allocator_frame;
+	const char *svg_path;
 };
 
 enum options_result {
@@ -25,5 +41,6 @@ enum options_result {
 
 /* fills opts; on bad input prints one line to stderr and returns -EINVAL */
 int options__parse(int argc, char **argv, struct options *opts);
+void options__free(struct options *opts);
 
 #endif

@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "profile.h"
 #include "report.h"
+
+#define BOLD(o) ((o)->color ? "\033[1m" : "")
+#define SIZE(o) ((o)->color ? "\033[1;33m" : "")
+#define DIM(o) ((o)->color ? "\033[2m" : "")
+#define RESET(o) ((o)->color ? "\033[0m" : "")
 
 void report__human_bytes(uint64_t bytes, char *buf, size_t size)
 {
@@ -64,4 +73,214 @@ void report__summary(FILE *out, const struct summary *s)
 		fprintf(out, "    reused live addresses: %" PRIu64 " (their free was lost)\n",
 			st->reused_live);
 	fflush(out);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path;
+}
+
+static void print_frame(FILE *out, const struct shown_frame *f, const struct report_opts *o)
+{
+	const char *module = f->loc ? base_name(f->loc->module) : NULL;
+
+	if (!f->loc)	/* the allocator frame */
+		fprintf(out, "        %18s %s\n", "", f->function);
+	else if (f->inlined)
+		fprintf(out, "        %18s %s[inlined]%s %s", "", DIM(o), RESET(o), f->function);
+	else if (f->loc->symbol)
+		fprintf(out, "        0x%016" PRIx64 " %s+0x%" PRIx64, f->addr, f->function,
+			f->loc->offset);
+	else
+		fprintf(out, "        0x%016" PRIx64 " %s", f->addr, f->function);
+	if (!f->loc)
+		return;
+	if (module)
+		fprintf(out, " (%s)", module);
+	if (f->file)
+		fprintf(out, " %s:%d", f->file, f->line);
+	fputc('\n', out);
+}
+
+static void print_hidden(FILE *out, uint32_t n)
+{
+	if (n)
+		fprintf(out, "         (%u filtered out)\n", n);
+}
+
+static int print_stack(FILE *out, struct profile *p, const struct profile_stack *s,
+		       const struct report_opts *o)
+{
+	const struct shown_frame *frames;
+	int n = profile__show(p, s, &frames), i;
+
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (i == 0)
+			print_hidden(out, frames[0].hidden_inside);
+		print_frame(out, &frames[i], o);
+		print_hidden(out, frames[i].hidden_outside);
+	}
+	return 0;
+}
+
+/* is a stack shown at all (--include)? cached per stack id for one report */
+static bool shown(struct profile *p, const struct profile_stack *s)
+{
+	const struct shown_frame *frames;
+
+	return profile__show(p, s, &frames) > 0;
+}
+
+struct block_pick {
+	uint64_t addr;
+	const struct live_block *block;
+};
+
+/* per stack, for one report: live totals of the blocks old enough */
+struct stack_view {
+	const struct profile_stack *stack;
+	uint64_t live_bytes;
+	uint64_t live_count;
+	int8_t shown;		/* -1 not known yet */
+};
+
+static uint64_t sort_key(const struct stack_view *v, enum report_sort sort)
+{
+	switch (sort) {
+	case SORT_ALLOC_CALLS: return v->stack->totals.alloc_count;
+	case SORT_LIVE_COUNT: return v->live_count;
+	case SORT_LIVE_BYTES: break;
+	}
+	return v->live_bytes;
+}
+
+static enum report_sort sort_by;
+
+static int by_key_desc(const void *a, const void *b)
+{
+	uint64_t x = sort_key(a, sort_by), y = sort_key(b, sort_by);
+
+	if (x != y)
+		return x < y ? 1 : -1;
+	return (int)((const struct stack_view *)a)->stack->stack_id -
+	       (int)((const struct stack_view *)b)->stack->stack_id;
+}
+
+static bool view_shown(struct profile *p, struct stack_view *v)
+{
+	if (v->shown < 0)
+		v->shown = shown(p, v->stack);
+	return v->shown;
+}
+
+static void format_age(uint64_t ns, char *buf, size_t size)
+{
+	double s = ns / 1e9;
+
+	if (s < 100)
+		snprintf(buf, size, "%.2f s", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%dm%02ds", (int)(s / 60), (int)s % 60);
+	else
+		snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+int report__top(FILE *out, struct profile *p, const struct heap *heap,
+		const struct report_opts *o)
+{
+	struct block_pick *picks = calloc(o->top ? o->top : 1, sizeof(*picks));
+	struct stack_view *views = calloc(p->count + 1, sizeof(*views));
+	struct stack_view **by_id = NULL;
+	uint64_t total = 0, eligible = 0, addr;
+	const struct live_block *b;
+	size_t pos = 0, npicks = 0, nviews = 0, i;
+	uint32_t max_id = 0;
+	char size[32], age[32];
+	int err = 0;
+
+	if (!picks || !views) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->count; i++)
+		if (p->stacks[i].stack_id > max_id)
+			max_id = p->stacks[i].stack_id;
+	by_id = calloc(max_id + 1, sizeof(*by_id));
+	if (!by_id) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->count; i++) {
+		views[i].stack = &p->stacks[i];
+		views[i].shown = -1;
+		by_id[p->stacks[i].stack_id] = &views[i];
+	}
+
+	/* one pass over the live blocks: per-stack totals of the old enough
+	 * ones, and the largest (insertion into a short sorted list) */
+	while ((b = heap__next_live(heap, &pos, &addr))) {
+		struct stack_view *v = b->stack_id <= max_id ? by_id[b->stack_id] : NULL;
+		size_t j;
+
+		if (!v || o->now_ns - b->birth_ns < o->min_age_ns || !view_shown(p, v))
+			continue;
+		v->live_bytes += b->size;
+		v->live_count++;
+		total += b->size;
+		eligible++;
+		if (!o->top || (npicks == (size_t)o->top && picks[npicks - 1].block->size >= b->size))
+			continue;
+		j = npicks < (size_t)o->top ? npicks++ : npicks - 1;
+		while (j > 0 && picks[j - 1].block->size < b->size) {
+			picks[j] = picks[j - 1];
+			j--;
+		}
+		picks[j].addr = addr;
+		picks[j].block = b;
+	}
+
+	report__human_bytes(total, size, sizeof(size));
+	fprintf(out, "%s==> %zu top allocations out of %" PRIu64 " for a total of %s%s\n", BOLD(o),
+		npicks, eligible, size, RESET(o));
+	for (i = 0; i < npicks; i++) {
+		const struct live_block *pb = picks[i].block;
+
+		report__human_bytes(pb->size, size, sizeof(size));
+		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
+		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", picks[i].addr, SIZE(o), size, RESET(o),
+			age);
+		err = print_stack(out, p, by_id[pb->stack_id]->stack, o);
+		if (err)
+			goto out;
+	}
+
+	/* the allocators: stacks with something to show for the sort key */
+	for (i = 0; i < p->count; i++) {
+		if (sort_key(&views[i], o->sort) && (o->sort != SORT_ALLOC_CALLS || view_shown(p, &views[i])))
+			views[nviews++] = views[i];
+	}
+	sort_by = o->sort;
+	qsort(views, nviews, sizeof(*views), by_key_desc);
+	report__human_bytes(total, size, sizeof(size));
+	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s\n", BOLD(o),
+		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size, RESET(o));
+	for (i = 0; i < nviews && i < (size_t)o->top; i++) {
+		report__human_bytes(views[i].live_bytes, size, sizeof(size));
+		fprintf(out, "    %2zu: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
+			" allocation calls\n", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
+			views[i].stack->totals.alloc_count);
+		err = print_stack(out, p, views[i].stack, o);
+		if (err)
+			goto out;
+	}
+	fflush(out);
+out:
+	free(by_id);
+	free(views);
+	free(picks);
+	return err;
 }

@@ -2,10 +2,27 @@
 #ifndef TRACELLOC_REPORT_H
 #define TRACELLOC_REPORT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "heap.h"
+
+struct profile;
+
+enum report_sort {
+	SORT_LIVE_BYTES,
+	SORT_ALLOC_CALLS,
+	SORT_LIVE_COUNT,
+};
+
+struct report_opts {
+	int top;		/* entries per section */
+	uint64_t min_age_ns;	/* only live blocks at least this old */
+	enum report_sort sort;
+	bool color;		/* ANSI colors: only for a terminal */
+	uint64_t now_ns;	/* CLOCK_MONOTONIC, for ages */
+};
 
 /* What the daemon could not see, summed over CPUs. */
 struct loss {
@@ -28,5 +45,8 @@ void report__human_bytes(uint64_t bytes, char *buf, size_t size);
 void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now,
 		       const struct heap_stats *prev, double interval_s, const struct loss *loss);
 void report__summary(FILE *out, const struct summary *s);
+/* the top allocations (largest live blocks) and the top allocators (stacks) */
+int report__top(FILE *out, struct profile *p, const struct heap *heap,
+		const struct report_opts *opts);
 
 #endif
