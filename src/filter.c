@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "filter.h"
+#include "table.h"
 
 /* frames that say how a Rust program runs, not what it allocates */
 static const char *const default_excludes[] = {
@@ -31,6 +33,14 @@ struct pattern_list {
 struct filter {
 	struct pattern_list excludes;
 	struct pattern_list includes;
+	/* names are interned by the symbolizer: decisions are cached by pointer */
+	struct table *decisions;
+};
+
+enum {
+	DECIDED = 1,
+	HIDES = 2,
+	FOCUSES = 4,
 };
 
 static int add_pattern(struct pattern_list *list, const char *regex)
@@ -72,6 +82,11 @@ struct filter *filter__new(bool with_defaults)
 
 	if (!f)
 		return NULL;
+	f->decisions = table__new(sizeof(uint8_t));
+	if (!f->decisions) {
+		free(f);
+		return NULL;
+	}
 	for (i = 0; with_defaults && i < sizeof(default_excludes) / sizeof(default_excludes[0]); i++) {
 		if (add_pattern(&f->excludes, default_excludes[i])) {
 			filter__destroy(f);
@@ -87,22 +102,41 @@ void filter__destroy(struct filter *f)
 		return;
 	clear(&f->excludes);
 	clear(&f->includes);
+	table__destroy(f->decisions);
 	free(f);
 }
 
 int filter__exclude(struct filter *f, const char *regex)
 {
+	table__clear(f->decisions);
 	return add_pattern(&f->excludes, regex);
 }
 
 int filter__include(struct filter *f, const char *regex)
 {
+	table__clear(f->decisions);
 	return add_pattern(&f->includes, regex);
 }
 
-bool filter__hides(const struct filter *f, const char *function)
+static uint8_t decide(struct filter *f, const char *function)
 {
-	return f && any_match(&f->excludes, function);
+	uint8_t *d = table__upsert(f->decisions, (uint64_t)(uintptr_t)function, NULL);
+	uint8_t flags = DECIDED;
+
+	if (d && *d)
+		return *d;
+	if (any_match(&f->excludes, function))
+		flags |= HIDES;
+	if (any_match(&f->includes, function))
+		flags |= FOCUSES;
+	if (d)
+		*d = flags;
+	return flags;
+}
+
+bool filter__hides(struct filter *f, const char *function)
+{
+	return f && f->excludes.count && (decide(f, function) & HIDES);
 }
 
 bool filter__has_focus(const struct filter *f)
@@ -110,7 +144,7 @@ bool filter__has_focus(const struct filter *f)
 	return f && f->includes.count > 0;
 }
 
-bool filter__focuses(const struct filter *f, const char *function)
+bool filter__focuses(struct filter *f, const char *function)
 {
-	return any_match(&f->includes, function);
+	return decide(f, function) & FOCUSES;
 }

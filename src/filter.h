@@ -20,8 +20,9 @@ void filter__destroy(struct filter *f);
 int filter__exclude(struct filter *f, const char *regex);
 int filter__include(struct filter *f, const char *regex);
 
-bool filter__hides(const struct filter *f, const char *function);
+/* decisions are cached per name pointer: pass interned names (the symbolizer's) */
+bool filter__hides(struct filter *f, const char *function);
 bool filter__has_focus(const struct filter *f);
-bool filter__focuses(const struct filter *f, const char *function);
+bool filter__focuses(struct filter *f, const char *function);
 
 #endif

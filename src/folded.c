@@ -14,6 +14,10 @@ struct folded_line {
 /* ';' separates frames and ' ' ends the stack: keep them out of names */
 static void put_frame(FILE *out, const char *name)
 {
+	if (!strpbrk(name, ";\n")) {
+		fputs(name, out);
+		return;
+	}
 	for (; *name; name++)
 		fputc(*name == ';' ? ':' : *name == '\n' ? ' ' : *name, out);
 }

@@ -281,6 +281,7 @@ static int write_folded(FILE *out, void *ctx)
 
 static int write_outputs(struct session *s)
 {
+	uint64_t start = now_ns();
 	int err;
 
 	if (!s->opts.flamegraph_path)
@@ -288,6 +289,9 @@ static int write_outputs(struct session *s)
 	err = outfile__write(s->opts.flamegraph_path, write_folded, s);
 	if (err)
 		return fail(err, "cannot write %s", s->opts.flamegraph_path);
+	if (s->opts.verbose)
+		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", s->opts.flamegraph_path,
+			(now_ns() - start) / 1e6);
 	return 0;
 }
 

@@ -127,7 +127,7 @@ static int reserve_shown(struct profile *p, size_t n)
 int profile__show(struct profile *p, const struct profile_stack *s,
 		  const struct shown_frame **frames)
 {
-	const struct filter *filter = p->opts.filter;
+	struct filter *filter = p->opts.filter;
 	uint32_t nraw, i, j;
 	const uint64_t *raw = profile__frames(p, s, &nraw);
 	bool focused = !filter__has_focus(filter);

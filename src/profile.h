@@ -25,7 +25,7 @@ enum metric {
 
 struct profile_opts {
 	struct symbolizer *symbolizer;	/* NULL: every frame is "[unknown]" */
-	const struct filter *filter;	/* NULL: show every frame */
+	struct filter *filter;		/* NULL: show every frame */
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
 };
 
