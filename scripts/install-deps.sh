@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is present.
 set -eu
 
-PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev"
+PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev"
 
 missing=""
 for p in $PKGS; do

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -14,6 +15,7 @@
 
 #include "attach.h"
 #include "maps.h"
+#include "probesite.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
@@ -55,7 +57,8 @@ static const struct probe_def {
 struct site {
 	const struct probe_def *def;
 	size_t object;		/* index into objects */
-	uint64_t file_offset;
+	uint64_t file_offset;	/* where the probe goes */
+	uint64_t shift;		/* past the symbol, for an entry-only probe */
 };
 
 struct object {
@@ -67,6 +70,7 @@ struct object {
 struct attach {
 	struct tracelloc_bpf *skel;
 	pid_t pid;
+	struct attach_opts opts;
 	struct object *objects;
 	size_t nobjects;
 	struct site sites[NUM_DEFS];
@@ -80,7 +84,7 @@ struct attach {
 	char *culprit;
 };
 
-struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid)
+struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
 {
 	struct attach *a = calloc(1, sizeof(*a));
 
@@ -88,6 +92,8 @@ struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid)
 		return NULL;
 	a->skel = skel;
 	a->pid = pid;
+	if (opts)
+		a->opts = *opts;
 	return a;
 }
 
@@ -236,6 +242,20 @@ static int add_object(struct attach *a, const char *name, const char *open_path)
 	return 0;
 }
 
+static bool entry_only(const struct probe_def *def);
+
+/* an entry-only probe moves past instructions the kernel would single-step */
+static uint64_t entry_shift(const struct attach *a, int fd, const struct site *site)
+{
+	uint8_t code[32];
+	ssize_t n;
+
+	if (a->opts.probe_at_symbol || !entry_only(site->def))
+		return 0;
+	n = pread(fd, code, sizeof(code), site->file_offset);
+	return n > 0 ? probesite__entry_shift(code, n) : 0;
+}
+
 static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 {
 	size_t i;
@@ -291,6 +311,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].def = &probe_defs[j];
 		a->sites[a->nsites].object = a->nobjects - 1;
 		a->sites[a->nsites].file_offset = offset;
+		a->sites[a->nsites].shift = entry_shift(a, fd, &a->sites[a->nsites]);
+		a->sites[a->nsites].file_offset += a->sites[a->nsites].shift;
 		a->nsites++;
 		a->objects[a->nobjects - 1].sites++;
 	}
@@ -508,6 +530,16 @@ const char *attach__link_kind(const struct attach *a)
 int attach__probe_count(const struct attach *a)
 {
 	return a->nprobes;
+}
+
+void attach__describe_shifts(const struct attach *a, FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsites; i++)
+		if (a->sites[i].shift)
+			fprintf(out, "tracelloc: %s probed at +%" PRIu64 " (an instruction the kernel "
+				"emulates)\n", a->sites[i].def->symbol, a->sites[i].shift);
 }
 
 void attach__describe(const struct attach *a, FILE *out)

@@ -2,6 +2,7 @@
 #ifndef TRACELLOC_ATTACH_H
 #define TRACELLOC_ATTACH_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -13,7 +14,12 @@ struct tracelloc_bpf;
  */
 struct attach;
 
-struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid);
+struct attach_opts {
+	/* probe every function at its symbol, as other tools do (for measuring) */
+	bool probe_at_symbol;
+};
+
+struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts);
 void attach__destroy(struct attach *a);	/* detaches */
 
 /*
@@ -35,5 +41,7 @@ int attach__probe_count(const struct attach *a);
 const char *attach__link_kind(const struct attach *a);
 /* "libc.so.6 (10 functions), libstdc++.so.6 (8 functions)" */
 void attach__describe(const struct attach *a, FILE *out);
+/* one line per probe placed past its symbol */
+void attach__describe_shifts(const struct attach *a, FILE *out);
 
 #endif

@@ -166,7 +166,9 @@ static int find_allocator(struct session *s)
 	pid_t pid = target__pid(s->target);
 	int err;
 
-	s->attach = attach__new(s->skel, pid);
+	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
+
+	s->attach = attach__new(s->skel, pid, &aopts);
 	if (!s->attach)
 		return fail(-ENOMEM, "cannot attach");
 	err = attach__find(s->attach);
@@ -513,9 +515,11 @@ int main(int argc, char **argv)
 	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s.target));
 	attach__describe(s.attach, stderr);
 	fprintf(stderr, ", %d probes\n", attach__probe_count(s.attach));
-	if (s.opts.verbose)
+	if (s.opts.verbose) {
 		fprintf(stderr, "tracelloc: probes attached through %s links\n",
 			attach__link_kind(s.attach));
+		attach__describe_shifts(s.attach, stderr);
+	}
 
 	snprintf(ending, sizeof(ending), "stopped");
 	err = trace(&s, ending, sizeof(ending));

@@ -23,6 +23,7 @@ enum {
 	OPT_NO_DEFAULT_FILTERS,
 	OPT_ALLOCATOR_FRAME,
 	OPT_SVG,
+	OPT_PROBE_AT_SYMBOL,
 };
 
 static const char usage[] =
@@ -56,6 +57,8 @@ static const char usage[] =
 	"Flamegraphs:\n"
 	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
 	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
+	"      --probe-at-symbol         probe free() at its symbol, where the kernel must\n"
+	"                                single-step (slower; for comparison)\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
@@ -201,6 +204,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "no-default-filters", no_argument, NULL, OPT_NO_DEFAULT_FILTERS },
 		{ "allocator-frame", no_argument, NULL, OPT_ALLOCATOR_FRAME },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -267,6 +271,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_ALLOCATOR_FRAME:
 			opts->allocator_frame = true;
+			break;
+		case OPT_PROBE_AT_SYMBOL:
+			opts->probe_at_symbol = true;
 			break;
 		case OPT_SVG:
 			if (!*optarg)

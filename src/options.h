@@ -31,6 +31,7 @@ struct options {
 	bool default_filters;
 	/* outputs */
 	bool allocator_frame;
+	bool probe_at_symbol;
 	const char *svg_path;
 };
 

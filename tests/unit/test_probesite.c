@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "probesite.h"
+#include "test.h"
+
+TEST(probesite_free_moves_past_test)
+{
+	/* glibc 2.36 free: test %rdi,%rdi; je ...; push %rbp */
+	static const uint8_t code[] = { 0x48, 0x85, 0xff, 0x0f, 0x84, 0xaf, 0x00, 0x00, 0x00, 0x55 };
+	static const uint8_t code8[] = { 0x48, 0x85, 0xff, 0x74, 0x10, 0x55 };
+
+	ASSERT_EQ(probesite__entry_shift(code, sizeof(code)), 3, "je rel32 after test");
+	ASSERT_EQ(probesite__entry_shift(code8, sizeof(code8)), 3, "je rel8 after test");
+}
+
+TEST(probesite_emulated_entry_stays)
+{
+	static const uint8_t push_r12[] = { 0x41, 0x54, 0x55, 0x53 };
+	static const uint8_t push_rbp[] = { 0x55, 0x48, 0x89, 0xe5 };
+
+	ASSERT_EQ(probesite__entry_shift(push_r12, sizeof(push_r12)), 0, "push %r12 (malloc)");
+	ASSERT_EQ(probesite__entry_shift(push_rbp, sizeof(push_rbp)), 0, "push %rbp");
+}
+
+TEST(probesite_no_shift_past_writes_or_memory)
+{
+	/* mov %rsi,%rax; mul %rdx (reallocarray): writes registers */
+	static const uint8_t mov_first[] = { 0x48, 0x89, 0xf0, 0x48, 0xf7, 0xe2, 0x55 };
+	/* cmpb $0,0x140201(%rip) (posix_memalign): reads memory */
+	static const uint8_t cmp_mem[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x74, 0x05 };
+	/* endbr64; test; mov (operator new): no emulated instruction reached */
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x85, 0xff, 0xb8, 0x01, 0, 0, 0 };
+	/* test; test; test; test; je: too far */
+	static const uint8_t far[] = { 0x48, 0x85, 0xff, 0x48, 0x85, 0xff, 0x48, 0x85, 0xff,
+				       0x48, 0x85, 0xff, 0x74, 0x10 };
+
+	ASSERT_EQ(probesite__entry_shift(mov_first, sizeof(mov_first)), 0, "mov before push");
+	ASSERT_EQ(probesite__entry_shift(cmp_mem, sizeof(cmp_mem)), 0, "memory cmp before je");
+	ASSERT_EQ(probesite__entry_shift(endbr, sizeof(endbr)), 0, "endbr64; test; mov");
+	ASSERT_EQ(probesite__entry_shift(far, sizeof(far)), 0, "four tests before je");
+	ASSERT_EQ(probesite__entry_shift(far, 2), 0, "truncated code");
+}
