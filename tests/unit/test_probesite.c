@@ -17,8 +17,8 @@ TEST(probesite_emulated_entry_stays)
 	static const uint8_t push_r12[] = { 0x41, 0x54, 0x55, 0x53 };
 	static const uint8_t push_rbp[] = { 0x55, 0x48, 0x89, 0xe5 };
 
-	ASSERT_EQ(probesite__entry_shift(push_r12, sizeof(push_r12)), 0, "push %r12 (malloc)");
-	ASSERT_EQ(probesite__entry_shift(push_rbp, sizeof(push_rbp)), 0, "push %rbp");
+	ASSERT_EQ(probesite__entry_shift(push_r12, sizeof(push_r12)), 0, "push r12 (malloc)");
+	ASSERT_EQ(probesite__entry_shift(push_rbp, sizeof(push_rbp)), 0, "push rbp");
 }
 
 TEST(probesite_no_shift_past_writes_or_memory)
