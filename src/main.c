@@ -155,6 +155,7 @@ static int open_bpf(struct session *s)
 	if (!s->skel)
 		return fail(-errno, "cannot open the BPF programs");
 	s->skel->rodata->target_tgid = target__pid(s->target);
+	s->skel->rodata->empty_probes = s->opts.empty_probes;
 	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
 	if (err)
 		return fail(err, "cannot size the ring buffer");

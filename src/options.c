@@ -24,6 +24,7 @@ enum {
 	OPT_ALLOCATOR_FRAME,
 	OPT_SVG,
 	OPT_PROBE_AT_SYMBOL,
+	OPT_EMPTY_PROBES,
 };
 
 static const char usage[] =
@@ -59,6 +60,8 @@ static const char usage[] =
 	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
 	"      --probe-at-symbol         probe free() at its symbol, where the kernel must\n"
 	"                                single-step (slower; for comparison)\n"
+	"      --empty-probes            attach the probes, record nothing: the floor of\n"
+	"                                the tracing cost (for benchmarks)\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
@@ -205,6 +208,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "allocator-frame", no_argument, NULL, OPT_ALLOCATOR_FRAME },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
+		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -271,6 +275,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_ALLOCATOR_FRAME:
 			opts->allocator_frame = true;
+			break;
+		case OPT_EMPTY_PROBES:
+			opts->empty_probes = true;
 			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;

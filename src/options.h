@@ -32,6 +32,7 @@ struct options {
 	/* outputs */
 	bool allocator_frame;
 	bool probe_at_symbol;
+	bool empty_probes;
 	const char *svg_path;
 };
 
