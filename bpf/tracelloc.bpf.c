@@ -16,6 +16,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 target_tgid = 0;
 /* benchmarks: the same probes doing nothing, the floor of what tracing costs */
 const volatile bool empty_probes = false;
+/* wake the daemon once this much waits in the ring buffer; it also polls on a
+ * timer, so nothing waits long. A wakeup per record costs an irq_work each. */
+const volatile __u64 wakeup_bytes = 1 << 20;
 
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
@@ -66,6 +69,12 @@ static __always_inline struct call_state *current_state(__u64 flags)
 	return bpf_task_storage_get(&call_states, bpf_get_current_task_btf(), 0, flags);
 }
 
+static __always_inline __u64 wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									       : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline void send_ptr_event(__u32 type, __u64 addr)
 {
 	struct ptr_event ev = {
@@ -74,7 +83,7 @@ static __always_inline void send_ptr_event(__u32 type, __u64 addr)
 		.addr = addr,
 	};
 
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), wakeup_flag()))
 		count(COUNTER_LOST_FREE);
 }
 
@@ -174,7 +183,7 @@ int BPF_KRETPROBE(leave_alloc)
 			len = sizeof(ev->stack);
 		ev->stack_len = len / sizeof(ev->stack[0]);
 	}
-	if (bpf_ringbuf_output(&events, ev, offsetof(struct alloc_event, stack) + len, 0))
+	if (bpf_ringbuf_output(&events, ev, offsetof(struct alloc_event, stack) + len, wakeup_flag()))
 		count(COUNTER_LOST_ALLOC);
 	return 0;
 }

@@ -31,6 +31,8 @@
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
+#define POLL_EVERY_MS 20
+
 /* everything one run holds; torn down in one place */
 struct session {
 	struct options opts;
@@ -156,6 +158,7 @@ static int open_bpf(struct session *s)
 		return fail(-errno, "cannot open the BPF programs");
 	s->skel->rodata->target_tgid = target__pid(s->target);
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
+	s->skel->rodata->wakeup_bytes = s->opts.ringbuf_bytes / 8;
 	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
 	if (err)
 		return fail(err, "cannot size the ring buffer");
@@ -378,12 +381,20 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		struct epoll_event evs[8];
 		int n, i;
 
-		n = epoll_wait(epfd, evs, 8, -1);
+		/* records are sent without a wakeup until a batch gathers: look anyway */
+		n = epoll_wait(epfd, evs, 8, POLL_EVERY_MS);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			err = fail(-errno, "epoll_wait");
 			goto out;
+		}
+		if (n == 0) {
+			err = events__consume(s->events);
+			if (err) {
+				fail(err, "cannot process events");
+				goto out;
+			}
 		}
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
