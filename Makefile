@@ -27,7 +27,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets
+.PHONY: all clean deps test unit-test demo targets bench
 .DELETE_ON_ERROR:
 
 all: tracelloc
@@ -80,6 +80,10 @@ test: deps
 demo: deps
 	$(MAKE) all $(OUT)/demo
 	scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	bench/run.sh
 
 clean:
 	rm -rf $(OUT) tracelloc

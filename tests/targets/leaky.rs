@@ -28,7 +28,8 @@
 //!                                                  growth policy of this std)
 //!   greeting     leaky::text::greeting             String::with_capacity(5), then push_str: one realloc
 //!                                                  per capacity change, booked as seen (like grow)
-//!   churn        leaky::zoo::churn                 10 x Vec::<u8>::with_capacity(100 + i), the even i dropped
+//!   churn        leaky::zoo::churn                 10 x Vec::<u8>::with_capacity(100 + i), the even i dropped,
+//!                                                  and a Vec<Vec<u8>> of capacity 10 (240 B) kept
 //!   closure      the one closure of main           Vec::<u16>::with_capacity(n + 7), called through &dyn Fn
 //!   boxed_work   leaky::shims::boxed_work          called by a Box<dyn FnOnce> closure (a vtable shim
 //!                                                  frame between them): Vec::<u8>::with_capacity(77)
@@ -215,11 +216,14 @@ mod zoo {
         v
     }
 
-    /// n vectors, the even ones dropped here
+    /// n vectors, the even ones dropped here (and the vector that holds
+    /// the others)
     #[inline(never)]
     pub fn churn(n: usize) -> Vec<Vec<u8>> {
         let mut kept = Vec::new();
         kept.reserve_exact(n);
+        ledger::check(kept.capacity() == n, "churn: reserve_exact");
+        ledger::alloc("churn", n * std::mem::size_of::<Vec<u8>>());
         for i in 0..n {
             let v: Vec<u8> = Vec::with_capacity(100 + i);
             if i % 2 == 0 {
@@ -280,7 +284,13 @@ mod shims {
     /// calls boxed_work through a Box<dyn FnOnce> (its vtable shim)
     #[inline(never)]
     pub fn run_boxed(n: usize) -> Vec<u8> {
-        let f: Box<dyn FnOnce() -> Vec<u8>> = black_box(Box::new(move || boxed_work(n)));
+        // black_box after the call: the call is not a tail call, so the
+        // shim keeps its frame
+        let f: Box<dyn FnOnce() -> Vec<u8>> = black_box(Box::new(move || {
+            let v = boxed_work(n);
+            black_box(&v);
+            v
+        }));
         f()
     }
 
