@@ -19,6 +19,10 @@ const volatile bool empty_probes = false;
 /* wake the daemon once this much waits in the ring buffer; it also polls on a
  * timer, so nothing waits long. A wakeup per record costs an irq_work each. */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* sampling (0: trace every call): one sample every sample_bytes bytes on
+ * average, a Poisson process over the bytes allocated, as tcmalloc does */
+const volatile __u64 sample_bytes = 0;
+const volatile __u32 neg_log_table[EXP_TABLE_SIZE] = {};
 
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
@@ -27,6 +31,9 @@ struct call_state {
 	__u16 exiting;		/* the thread has begun to exit */
 	__u64 size;
 	__u64 ptr_arg;		/* realloc's old block, posix_memalign's memptr */
+	__s64 until_sample;	/* sampling: bytes until the next sample */
+	__u8 primed;		/* until_sample was drawn */
+	__u8 old_sampled;	/* sampling: realloc's old block was sampled */
 	/* built here rather than in a per-CPU buffer, which a preempted
 	 * program on the same CPU could overwrite */
 	struct alloc_event event;
@@ -43,6 +50,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);	/* set by the daemon before load */
 } events SEC(".maps");
+
+/* sampling: the live blocks that were sampled, so the others' frees stay here */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_SAMPLED_BLOCKS);
+	__type(key, __u64);
+	__type(value, __u8);
+} sampled SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -87,6 +102,33 @@ static __always_inline void send_ptr_event(__u32 type, __u64 addr)
 		count(COUNTER_LOST_FREE);
 }
 
+/* bytes to the next sample: exponential with mean sample_bytes */
+static __always_inline __s64 next_sample_gap(void)
+{
+	__u32 i = bpf_get_prandom_u32() & (EXP_TABLE_SIZE - 1);
+
+	return (__s64)((sample_bytes * neg_log_table[i]) >> 16) + 1;
+}
+
+/* sampling: is this successful allocation of size bytes a sample? */
+static __always_inline bool take_sample(struct call_state *s, __u64 size, __u64 addr)
+{
+	__u8 one = 1;
+
+	if (!s->primed) {
+		s->until_sample = next_sample_gap();
+		s->primed = 1;
+	}
+	s->until_sample -= size;
+	if (s->until_sample > 0)
+		return false;
+	/* a new gap from here; the daemon weighs the sample by its size */
+	s->until_sample = next_sample_gap();
+	if (bpf_map_update_elem(&sampled, &addr, &one, BPF_ANY))
+		count(COUNTER_SAMPLED_FULL);
+	return true;
+}
+
 /* n * size, or ~0 when it overflows: such a call fails and records nothing */
 static __always_inline __u64 array_size(__u64 n, __u64 size)
 {
@@ -116,10 +158,17 @@ static __always_inline int enter(__u32 fn, __u64 size, __u64 ptr_arg)
 	s->fn = fn;
 	s->size = size;
 	s->ptr_arg = ptr_arg;
+	if ((s->fn != FN_REALLOC && s->fn != FN_REALLOCARRAY) || !ptr_arg)
+		return 0;
+	/* sampling: the daemon knows only of sampled blocks */
+	if (sample_bytes) {
+		s->old_sampled = !bpf_map_delete_elem(&sampled, &ptr_arg);
+		if (!s->old_sampled)
+			return 0;
+	}
 	/* realloc may release ptr before it returns and another thread may get it back:
 	 * say so now, so the daemon never sees that reuse before the release */
-	if ((s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY) && ptr_arg)
-		send_ptr_event(EVENT_REALLOC_BEGIN, ptr_arg);
+	send_ptr_event(EVENT_REALLOC_BEGIN, ptr_arg);
 	return 0;
 }
 
@@ -141,7 +190,8 @@ int BPF_KRETPROBE(leave_alloc)
 {
 	struct alloc_event *ev;
 	struct call_state *s;
-	bool is_realloc;
+	bool is_realloc, known_old;
+	__u8 one = 1;
 	__u64 addr;
 	long len;
 
@@ -156,21 +206,30 @@ int BPF_KRETPROBE(leave_alloc)
 
 	addr = returned_block(ctx, s);
 	is_realloc = s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY;
-	if (!addr) {
-		if (is_realloc && s->ptr_arg)
-			/* realloc(p, 0) released p; otherwise p survives the failure */
-			send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, s->ptr_arg);
+	/* the daemon knows of realloc's old block (sampled, or no sampling) */
+	known_old = is_realloc && s->ptr_arg && (!sample_bytes || s->old_sampled);
+	if (!addr || s->size == ~0ULL) {
+		if (!known_old)
+			return 0;
+		/* realloc(p, 0) released p; otherwise p survives the failure */
+		if (s->size && sample_bytes)
+			bpf_map_update_elem(&sampled, &s->ptr_arg, &one, BPF_ANY);
+		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, s->ptr_arg);
 		return 0;
 	}
-	if (s->size == ~0ULL)
+	if (sample_bytes && !take_sample(s, s->size, addr)) {
+		/* not a sample: no stack, no record; only the old block's release */
+		if (known_old)
+			send_ptr_event(EVENT_FREE, s->ptr_arg);
 		return 0;
+	}
 
 	ev = &s->event;
 	ev->type = EVENT_ALLOC;
 	ev->tid = (__u32)bpf_get_current_pid_tgid();
 	ev->addr = addr;
 	ev->size = s->size;
-	ev->old_addr = is_realloc ? s->ptr_arg : 0;
+	ev->old_addr = known_old ? s->ptr_arg : 0;
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->fn = s->fn;
 	/* at the return the caller's frame is complete: its return address comes first */
@@ -197,6 +256,9 @@ static __always_inline int enter_free(__u64 ptr)
 	s = current_state(0);
 	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
 	if (s && s->depth)
+		return 0;
+	/* sampling: the daemon never heard of a block that was not sampled */
+	if (sample_bytes && bpf_map_delete_elem(&sampled, &ptr))
 		return 0;
 	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, ptr);
 	return 0;

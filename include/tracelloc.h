@@ -8,6 +8,9 @@
 #define TRACELLOC_H
 
 #define MAX_STACK_DEPTH 127
+/* sampling: exponential draws come from a table of -ln(u), u uniform, 16.16 fixed point */
+#define EXP_TABLE_SIZE 1024
+#define MAX_SAMPLED_BLOCKS (1 << 20)
 
 /* The traced entry points; each probe's BPF cookie is one of these. */
 enum alloc_fn {
@@ -65,6 +68,7 @@ enum bpf_counter {
 	COUNTER_LOST_ALLOC,	/* ring buffer full: allocation event dropped */
 	COUNTER_LOST_FREE,	/* ring buffer full: free/realloc event dropped */
 	COUNTER_NO_STATE,	/* no per-thread state could be created: call not traced */
+	COUNTER_SAMPLED_FULL,	/* sampling: the table of sampled blocks was full */
 	COUNTER__COUNT,
 };
 

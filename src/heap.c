@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "heap.h"
 #include "table.h"
 
 struct heap {
+	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */
 	struct table *live;	/* addr -> struct live_block */
 	struct table *in_realloc; /* tid -> struct pending_block */
 	struct stacks *stacks;
@@ -34,6 +36,11 @@ struct heap *heap__new(void)
 	return h;
 }
 
+void heap__set_sampling(struct heap *h, uint64_t sample_bytes)
+{
+	h->sample_bytes = sample_bytes;
+}
+
 void heap__destroy(struct heap *h)
 {
 	if (!h)
@@ -44,38 +51,77 @@ void heap__destroy(struct heap *h)
 	free(h);
 }
 
+/*
+ * What one block stands for. Traced in full: itself. Sampled: a block of s
+ * bytes was sampled with probability 1 - exp(-s/N), so it stands for
+ * 1 / that many blocks like it. Recomputed from the size on release, so no
+ * block stores its weight.
+ */
+static void weigh(const struct heap *h, uint64_t size, uint64_t *bytes, uint64_t *count)
+{
+	double w;
+
+	if (!h->sample_bytes) {
+		*bytes = size;
+		*count = 1;
+		return;
+	}
+	w = 1.0 / -expm1(-(double)(size ? size : 1) / h->sample_bytes);
+	*bytes = llround(size * w);
+	*count = llround(w);
+}
+
+static uint64_t weight_count(const struct heap *h, uint64_t size)
+{
+	uint64_t bytes, count;
+
+	weigh(h, size, &bytes, &count);
+	return count;
+}
+
 static void release(struct heap *h, const struct live_block *b)
 {
 	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
+	uint64_t bytes, count;
 
+	weigh(h, b->size, &bytes, &count);
 	if (t) {
-		t->live_bytes -= b->size;
-		t->live_count--;
+		t->live_bytes -= bytes;
+		t->live_count -= count;
 	}
-	h->stats.live_bytes -= b->size;
-	h->stats.live_count--;
+	h->stats.live_bytes -= bytes;
+	h->stats.live_count -= count;
+}
+
+/* a block is gone for good: a free (or as many as it stands for) */
+static void count_free(struct heap *h, const struct live_block *b)
+{
+	h->stats.frees += weight_count(h, b->size);
 }
 
 static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 {
 	struct live_block *slot = table__upsert(h->live, addr, NULL);
 	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
+	uint64_t bytes, count;
 
 	if (!slot)
 		return;
 	*slot = *b;
+	weigh(h, b->size, &bytes, &count);
 	if (t) {
-		t->live_bytes += b->size;
-		t->live_count++;
+		t->live_bytes += bytes;
+		t->live_count += count;
 	}
-	h->stats.live_bytes += b->size;
-	h->stats.live_count++;
+	h->stats.live_bytes += bytes;
+	h->stats.live_count += count;
 }
 
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
 		uint32_t fn, const uint64_t *frames, int nframes)
 {
 	struct stack_totals *totals;
+	uint64_t bytes, count;
 	struct live_block *b;
 	uint32_t stack_id;
 	bool existed;
@@ -101,16 +147,17 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	b->stack_id = stack_id;
 	b->fn = fn;
 
+	weigh(h, size, &bytes, &count);
 	stacks__set_fn(h->stacks, stack_id, fn);
 	totals = stacks__totals(h->stacks, stack_id);
-	totals->live_bytes += size;
-	totals->live_count++;
-	totals->alloc_bytes += size;
-	totals->alloc_count++;
-	h->stats.alloc_calls++;
-	h->stats.alloc_bytes += size;
-	h->stats.live_bytes += size;
-	h->stats.live_count++;
+	totals->live_bytes += bytes;
+	totals->live_count += count;
+	totals->alloc_bytes += bytes;
+	totals->alloc_count += count;
+	h->stats.alloc_calls += count;
+	h->stats.alloc_bytes += bytes;
+	h->stats.live_bytes += bytes;
+	h->stats.live_count += count;
 	return 0;
 }
 
@@ -121,14 +168,14 @@ void heap__free(struct heap *h, uint32_t tid, uint64_t addr)
 
 	if (!table__remove(h->live, addr, &b)) {
 		release(h, &b);
-		h->stats.frees++;
+		count_free(h, &b);
 		return;
 	}
 	/* realloc(p, 0) ends with a free of the block its begin set aside */
 	pending = table__lookup(h->in_realloc, tid);
 	if (pending && pending->addr == addr) {
+		count_free(h, &pending->block);
 		table__remove(h->in_realloc, tid, NULL);
-		h->stats.frees++;
 		return;
 	}
 	h->stats.unknown_frees++;
@@ -143,7 +190,7 @@ void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr)
 		return;
 	}
 	release(h, &b);
-	h->stats.frees++;
+	count_free(h, &b);
 }
 
 void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr)
@@ -185,7 +232,7 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 			/* the begin event was lost, or old_addr predates us */
 			heap__free(h, tid, old_addr);
 		} else if (pending.addr == old_addr) {
-			h->stats.frees++;
+			count_free(h, &pending.block);
 		} else {
 			restore(h, pending.addr, &pending.block);
 			heap__free(h, tid, old_addr);

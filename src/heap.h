@@ -32,6 +32,9 @@ struct live_block {
 };
 
 struct heap *heap__new(void);
+/* blocks are samples, one per sample_bytes allocated on average: every total
+ * becomes an estimate, each block weighed by the odds of its sampling */
+void heap__set_sampling(struct heap *h, uint64_t sample_bytes);
 void heap__destroy(struct heap *h);
 
 /* frames innermost first; nframes < 0: the capture failed (errno) */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
 #include <errno.h>
+#include <math.h>
 #include <linux/capability.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -151,7 +152,7 @@ static int open_target(struct session *s)
 
 static int open_bpf(struct session *s)
 {
-	int err;
+	int err, i;
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
@@ -159,6 +160,18 @@ static int open_bpf(struct session *s)
 	s->skel->rodata->target_tgid = target__pid(s->target);
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
 	s->skel->rodata->wakeup_bytes = s->opts.ringbuf_bytes / 8;
+	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
+	if (s->opts.sample_bytes) {
+		/* -ln(u) for u evenly spread over (0, 1), 16.16 fixed point */
+		for (i = 0; i < EXP_TABLE_SIZE; i++)
+			s->skel->rodata->neg_log_table[i] =
+				(uint32_t)(-log((i + 0.5) / EXP_TABLE_SIZE) * 65536);
+	} else {
+		/* no sampling: the table of sampled blocks is not used */
+		err = bpf_map__set_max_entries(s->skel->maps.sampled, 1);
+		if (err)
+			return fail(err, "cannot size the sampling table");
+	}
 	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
 	if (err)
 		return fail(err, "cannot size the ring buffer");
@@ -230,6 +243,7 @@ static int start_engine(struct session *s)
 	s->heap = heap__new();
 	if (!s->heap)
 		return fail(-ENOMEM, "cannot start");
+	heap__set_sampling(s->heap, s->opts.sample_bytes);
 	s->events = events__new(bpf_map__fd(s->skel->maps.events), s->heap);
 	if (!s->events)
 		return fail(-errno, "cannot read the BPF ring buffer");
@@ -259,6 +273,7 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->lost_allocs = sums[COUNTER_LOST_ALLOC];
 	loss->lost_frees = sums[COUNTER_LOST_FREE];
 	loss->untraced_calls = sums[COUNTER_NO_STATE];
+	loss->sampled_full = sums[COUNTER_SAMPLED_FULL];
 }
 
 static struct profile *snapshot(struct session *s, bool for_flamegraph)
@@ -461,6 +476,7 @@ static void print_summary(struct session *s, const char *ending)
 		.traced_s = (now_ns() / 1e9) - s->start_s,
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
+		.sample_bytes = s->opts.sample_bytes,
 	};
 
 	read_loss(s, &sum.loss);

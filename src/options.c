@@ -25,6 +25,7 @@ enum {
 	OPT_SVG,
 	OPT_PROBE_AT_SYMBOL,
 	OPT_EMPTY_PROBES,
+	OPT_SAMPLE_BYTES,
 };
 
 static const char usage[] =
@@ -60,6 +61,8 @@ static const char usage[] =
 	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
 	"      --probe-at-symbol         probe free() at its symbol, where the kernel must\n"
 	"                                single-step (slower; for comparison)\n"
+	"      --sample-bytes N          sample one allocation per N bytes on average (Poisson,\n"
+	"                                as tcmalloc): less overhead, estimated numbers\n"
 	"      --empty-probes            attach the probes, record nothing: the floor of\n"
 	"                                the tracing cost (for benchmarks)\n"
 	"  -v, --verbose                 show libbpf messages\n"
@@ -154,6 +157,26 @@ void options__free(struct options *opts)
 	opts->excludes = opts->includes = NULL;
 }
 
+static int parse_sample_bytes(const char *arg, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!errno && end != arg && v <= (1ULL << 30)) {
+		if (*end == 'K' || *end == 'k')
+			v <<= 10, end++;
+		else if (*end == 'M' || *end == 'm')
+			v <<= 20, end++;
+	}
+	if (errno || end == arg || *end || v < 1 || v > (1ULL << 30) || arg[0] == '-')
+		return bad("invalid --sample-bytes '%s': expected bytes from 1 to 1G (K/M suffix)",
+			   arg);
+	*out = v;
+	return 0;
+}
+
 static int parse_size(const char *arg, uint64_t *out)
 {
 	unsigned long long v;
@@ -209,6 +232,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
+		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -275,6 +299,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_ALLOCATOR_FRAME:
 			opts->allocator_frame = true;
+			break;
+		case OPT_SAMPLE_BYTES:
+			err = parse_sample_bytes(optarg, &opts->sample_bytes);
 			break;
 		case OPT_EMPTY_PROBES:
 			opts->empty_probes = true;

@@ -33,6 +33,7 @@ struct options {
 	bool allocator_frame;
 	bool probe_at_symbol;
 	bool empty_probes;
+	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;
 };
 

@@ -55,6 +55,9 @@ void report__summary(FILE *out, const struct summary *s)
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
 	fprintf(out, "==> summary: pid %d, traced %.2f s, %s\n", s->pid, s->traced_s, s->ending);
+	if (s->sample_bytes)
+		fprintf(out, "    sampling: one sample per %" PRIu64 " bytes on average; the numbers "
+			"below are estimates\n", s->sample_bytes);
 	fprintf(out, "    allocation calls: %" PRIu64 " (%" PRIu64 " bytes, %s)\n", st->alloc_calls,
 		st->alloc_bytes, alloc_h);
 	fprintf(out, "    frees: %" PRIu64 "\n", st->frees);
@@ -66,6 +69,9 @@ void report__summary(FILE *out, const struct summary *s)
 		" frees; ring buffer full)\n",
 		s->loss.lost_allocs + s->loss.lost_frees, s->loss.lost_allocs, s->loss.lost_frees);
 	fprintf(out, "    failed stacks: %" PRIu64 "\n", st->failed_stacks);
+	if (s->loss.sampled_full)
+		fprintf(out, "    samples not tracked: %" PRIu64 " (the table of sampled blocks was full)\n",
+			s->loss.sampled_full);
 	if (s->loss.untraced_calls)
 		fprintf(out, "    untraced calls: %" PRIu64 " (no per-thread state)\n",
 			s->loss.untraced_calls);

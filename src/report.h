@@ -29,6 +29,7 @@ struct loss {
 	uint64_t lost_allocs;	/* allocation records dropped: ring buffer full */
 	uint64_t lost_frees;	/* free/realloc records dropped */
 	uint64_t untraced_calls; /* no per-thread state could be created */
+	uint64_t sampled_full;	/* sampling: samples whose free cannot be matched */
 };
 
 struct summary {
@@ -37,6 +38,7 @@ struct summary {
 	const char *ending;	/* "target exited with status 0", "interrupted", ... */
 	struct heap_stats stats;
 	struct loss loss;
+	uint64_t sample_bytes;	/* numbers are estimates from samples */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

@@ -152,6 +152,32 @@ test_attach_churn() { # attach to and detach from threads busy allocating; targe
 	assert_eq "$WAIT_RC" 0 "churn -p: the target's exit status after being traced"
 }
 
+test_sampling() { # --sample-bytes: estimates per site within 10% of the exact trace, frees of unsampled blocks dropped
+	need_target sampling || return
+	local site exact est
+	TL_ENV=(TL_EXPECT="$T_DIR/full.exp")
+	tl_run full -i 0 -t 0 -f "$T_DIR/full.fg" -- "$TB/sampling"
+	check_normal_end full '^target exited with status 0$' "sampling: full trace" || return
+	check_ledger "$T_DIR/full.exp" "$T_DIR/full.fg" live "sampling: full trace"
+	TL_ENV=(TL_EXPECT="$T_DIR/s.exp")
+	tl_run s -i 0 -t 0 --sample-bytes 4096 -f "$T_DIR/s.fg" -- "$TB/sampling"
+	check_normal_end s '^target exited with status 0$' "sampling: sampled trace" || return
+	assert_grep "$T_DIR/s.out" '^ *sampling: one sample per 4096 bytes' "sampling: the summary says the numbers are estimates"
+	assert_eq "$SUM_UNKNOWN" 0 "sampling: frees of blocks not sampled are dropped, not unknown"
+	for site in site_sample_small site_sample_mid site_sample_large; do
+		exact=$(expect_value "$T_DIR/full.exp" "live $site")
+		est=$(fold_sum "$T_DIR/s.fg" "$site")
+		_is_int "$exact" && _is_int "$est" || {
+			fail "sampling: no numbers for $site (exact '$exact', estimate '$est')"
+			continue
+		}
+		# 10%: over three standard deviations for the smallest site's ~800 samples
+		assert_int_ge "$((est * 100))" "$((exact * 90))" "sampling: $site live bytes estimate $est vs exact $exact (low)"
+		assert_int_le "$((est * 100))" "$((exact * 110))" "sampling: $site live bytes estimate $est vs exact $exact (high)"
+	done
+	assert_eq "$(fold_sum "$T_DIR/s.fg" site_sample_freed)" 0 "sampling: a site whose blocks were all freed holds nothing"
+}
+
 test_lost_events() { # a stalled consumer and a 4 KiB ring buffer: drops are counted, seen + lost = made
 	need_target churn || return
 	local ref lost_allocs
