@@ -55,6 +55,22 @@ $(OUT)/tests/%: tests/targets/%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 $(OUT)/tests/%: tests/targets/%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CXX) $(TARGET_CFLAGS) -o $@ $<
 
+# Rust test targets (std only, no cargo): tests/targets/NAME.rs -> build/tests/NAME
+# (legacy symbol mangling, rustc's default) and build/tests/NAME_v0 (v0 mangling)
+RUSTC ?= $(or $(shell command -v rustc 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/rustc),$(wildcard /root/.cargo/bin/rustc))
+RUST_TARGET_FLAGS := -C force-frame-pointers=yes -C debuginfo=2 -C opt-level=1
+TARGET_RS := $(wildcard tests/targets/*.rs)
+RUST_TARGETS := $(patsubst tests/targets/%.rs,$(OUT)/tests/%,$(TARGET_RS)) \
+		$(patsubst tests/targets/%.rs,$(OUT)/tests/%_v0,$(TARGET_RS))
+
+$(OUT)/tests/%: tests/targets/%.rs | $(OUT)/tests
+	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
+	$(RUSTC) $(RUST_TARGET_FLAGS) -o $@ $<
+
+$(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
+	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
+	$(RUSTC) $(RUST_TARGET_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
+
 # no libc at all: a process with no allocator we recognise
 $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests
 	$(CC) -O1 -static -nostdlib -o $@ $<
@@ -62,7 +78,7 @@ $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests
 $(OUT)/tests/unit: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS)
 
-targets: $(TEST_TARGETS) $(OUT)/demo
+targets: $(TEST_TARGETS) $(RUST_TARGETS) $(OUT)/demo
 
 $(OUT)/demo: scripts/demo.c | $(OUT)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -19,7 +19,11 @@ static const char *const default_excludes[] = {
 	"^std::panic::catch_unwind",
 	"^__rust_try$",
 	"^core::ops::function::(impls::)?<?.*(FnOnce|FnMut|Fn)(::|>).*call(_once|_mut)?",
-	"::\\{\\{vtable\\.shim\\}\\}$",
+	/* calls through a Fn trait: "<fn() as core::ops::function::FnOnce<()>>::call_once" */
+	"^<.* as core::ops::function::Fn(Once|Mut)?<.*>>::call(_once|_mut)?$",
+	/* closure shims: legacy "call_once{{vtable.shim}}", v0 "{shim:vtable#0}" */
+	"\\{\\{vtable\\.shim\\}\\}$",
+	"\\{shim:vtable#[0-9]+\\}$",
 	"^std::thread::local::LocalKey<.*>::(try_)?with",
 	"^std::sys(_common)?::backtrace::__rust_begin_short_backtrace",
 	"^std::rt::lang_start",

@@ -217,6 +217,12 @@ static int attach_probes(struct session *s)
 {
 	int err = attach__attach(s->attach);
 
+	/* the kernel refuses a uprobe where another tool's probe on the same
+	 * instruction uses a different reference counter (BCC's memleak does) */
+	if (err == -EINVAL)
+		return fail(0, "cannot attach probes to pid %d: the kernel refused them; another "
+			    "tracer may hold probes on the same functions (dmesg: \"ref_ctr_offset "
+			    "mismatch\")", target__pid(s->target));
 	if (err)
 		return fail(err, "cannot attach probes to pid %d", target__pid(s->target));
 	return 0;

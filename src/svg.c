@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The flamegraph is built as flamegraph.pl builds it: every stack becomes a
+ * row of frame names, outermost first; the rows are sorted, so that stacks
+ * through the same callers lie side by side; one pass then merges equal
+ * prefixes into frames, each frame spanning the values of its run of rows.
+ * That needs no tree of pointers and no hash of paths, and frames come out
+ * in the order they are drawn: callers before callees, siblings alphabetical.
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "report.h"
 #include "svg.h"
@@ -27,29 +34,45 @@ enum frame_kind {
 	KIND_ALLOCATOR,
 };
 
-struct node {
-	const char *name;	/* interned */
-	uint64_t value;		/* its stacks, those through its callees included */
-	uint32_t parent;
-	uint32_t first_child;	/* 0: none; the root, node 0, is nobody's child */
-	uint32_t next_sibling;
-	uint8_t kind;
+/* a frame of a row: name id << 2 | kind; after ranking, the name's rank, so
+ * that rows compare as integers in alphabetical order */
+#define SYM(name, kind) ((uint32_t)(name) << 2 | (kind))
+#define SYM_NAME(sym) ((sym) >> 2)
+#define SYM_KIND(sym) ((sym) & 3)
+#define MAX_NAMES (1u << 30)
+
+struct row {
+	size_t first;		/* its frames: syms[first], ... */
+	uint32_t len;
+	uint64_t value;
 };
 
 struct name_slot {
 	const char *name;	/* NULL: empty slot */
 	size_t len;
 	uint64_t hash;
+	uint32_t id;
 };
 
-struct tree {
-	struct node *nodes;
+/* the profile's strings live as long as the writer: a name seen before is
+ * known by its address, without hashing it again */
+#define PTR_CACHE 4096
+
+struct rows {
+	uint32_t *syms;
+	size_t nsyms, syms_cap;
+	struct row *rows;
 	size_t count, cap;
-	uint32_t *by_path;	/* (parent, name, kind) -> node; 0: empty slot */
-	size_t by_path_size;	/* a power of two */
-	struct name_slot *names;
-	size_t names_count, names_size;
-	size_t stacks;		/* stacks added, before merging */
+	uint32_t max_len;
+	uint64_t total;
+	struct name_slot *slots;	/* name -> id */
+	size_t slots_size;		/* a power of two */
+	char **names;			/* by id; by rank once ranked */
+	size_t nnames, names_cap;
+	struct {
+		const char *ptr;
+		uint32_t id;
+	} ptr_cache[PTR_CACHE];
 };
 
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -71,31 +94,34 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 33);
 }
 
-static int tree_init(struct tree *t)
+static struct rows *rows_new(void)
 {
-	memset(t, 0, sizeof(*t));
-	t->cap = 1024;
-	t->nodes = malloc(t->cap * sizeof(*t->nodes));
-	t->by_path_size = 2048;
-	t->by_path = calloc(t->by_path_size, sizeof(*t->by_path));
-	t->names_size = 256;
-	t->names = calloc(t->names_size, sizeof(*t->names));
-	if (!t->nodes || !t->by_path || !t->names)
-		return -ENOMEM;
-	t->nodes[0] = (struct node){ .name = "all" };
-	t->count = 1;
-	return 0;
+	struct rows *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->slots_size = 256;
+	r->slots = calloc(r->slots_size, sizeof(*r->slots));
+	if (!r->slots) {
+		free(r);
+		return NULL;
+	}
+	return r;
 }
 
-static void tree_destroy(struct tree *t)
+static void rows_destroy(struct rows *r)
 {
 	size_t i;
 
-	for (i = 0; t->names && i < t->names_size; i++)
-		free((char *)t->names[i].name);
-	free(t->names);
-	free(t->by_path);
-	free(t->nodes);
+	if (!r)
+		return;
+	for (i = 0; i < r->nnames; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->slots);
+	free(r->rows);
+	free(r->syms);
+	free(r);
 }
 
 static struct name_slot *find_name(struct name_slot *slots, size_t size, const char *name,
@@ -109,152 +135,132 @@ static struct name_slot *find_name(struct name_slot *slots, size_t size, const c
 	return &slots[i];
 }
 
-/* one copy of each name: nodes compare names by pointer, and the profile's
- * strings need not outlive the tree */
-static const char *intern(struct tree *t, const char *name, size_t len)
+/* the id of a name, a copy of it made the first time; negative errno */
+static int64_t name_id(struct rows *r, const char *name, size_t len)
 {
 	uint64_t hash = hash_bytes(name, len);
 	struct name_slot *slot;
 	char *copy;
 
-	if (2 * (t->names_count + 1) > t->names_size) {
-		size_t size = t->names_size * 2, i;
+	if (2 * (r->nnames + 1) > r->slots_size) {
+		size_t size = r->slots_size * 2, i;
 		struct name_slot *grown = calloc(size, sizeof(*grown));
 
 		if (!grown)
-			return NULL;
-		for (i = 0; i < t->names_size; i++)
-			if (t->names[i].name)
-				*find_name(grown, size, t->names[i].name, t->names[i].len,
-					   t->names[i].hash) = t->names[i];
-		free(t->names);
-		t->names = grown;
-		t->names_size = size;
+			return -ENOMEM;
+		for (i = 0; i < r->slots_size; i++)
+			if (r->slots[i].name)
+				*find_name(grown, size, r->slots[i].name, r->slots[i].len,
+					   r->slots[i].hash) = r->slots[i];
+		free(r->slots);
+		r->slots = grown;
+		r->slots_size = size;
 	}
-	slot = find_name(t->names, t->names_size, name, len, hash);
+	slot = find_name(r->slots, r->slots_size, name, len, hash);
 	if (slot->name)
-		return slot->name;
+		return slot->id;
+	if (r->nnames == MAX_NAMES)
+		return -E2BIG;
+	if (r->nnames == r->names_cap) {
+		size_t cap = r->names_cap ? 2 * r->names_cap : 256;
+		char **names = realloc(r->names, cap * sizeof(*names));
+
+		if (!names)
+			return -ENOMEM;
+		r->names = names;
+		r->names_cap = cap;
+	}
 	copy = malloc(len + 1);
 	if (!copy)
-		return NULL;
+		return -ENOMEM;
 	memcpy(copy, name, len);
 	copy[len] = '\0';
-	*slot = (struct name_slot){ .name = copy, .len = len, .hash = hash };
-	t->names_count++;
-	return copy;
+	r->names[r->nnames] = copy;
+	*slot = (struct name_slot){ .name = copy, .len = len, .hash = hash, .id = (uint32_t)r->nnames };
+	return r->nnames++;
 }
 
-static uint64_t path_hash(uint32_t parent, const char *name, uint8_t kind)
+/* a string of the profile: the same address is the same name */
+static int64_t cached_name_id(struct rows *r, const char *name)
 {
-	return mix(((uint64_t)parent << 2 | kind) ^ mix((uintptr_t)name));
-}
+	size_t i = mix((uintptr_t)name) & (PTR_CACHE - 1);
+	int64_t id;
 
-static uint32_t *find_path(const struct tree *t, uint32_t *slots, size_t size, uint32_t parent,
-			   const char *name, uint8_t kind)
-{
-	size_t i = path_hash(parent, name, kind) & (size - 1);
-
-	while (slots[i]) {
-		const struct node *n = &t->nodes[slots[i]];
-
-		if (n->parent == parent && n->name == name && n->kind == kind)
-			break;
-		i = (i + 1) & (size - 1);
+	if (r->ptr_cache[i].ptr == name)
+		return r->ptr_cache[i].id;
+	id = name_id(r, name, strlen(name));
+	if (id >= 0) {
+		r->ptr_cache[i].ptr = name;
+		r->ptr_cache[i].id = (uint32_t)id;
 	}
-	return &slots[i];
+	return id;
 }
 
-static int grow(struct tree *t)
+static int push_sym(struct rows *r, uint32_t sym)
 {
-	if (t->count == UINT32_MAX)
-		return -E2BIG;
-	if (t->count == t->cap) {
-		struct node *nodes = realloc(t->nodes, 2 * t->cap * sizeof(*nodes));
+	if (r->nsyms == r->syms_cap) {
+		size_t cap = r->syms_cap ? 2 * r->syms_cap : 4096;
+		uint32_t *syms = realloc(r->syms, cap * sizeof(*syms));
 
-		if (!nodes)
+		if (!syms)
 			return -ENOMEM;
-		t->nodes = nodes;
-		t->cap *= 2;
+		r->syms = syms;
+		r->syms_cap = cap;
 	}
-	if (2 * (t->count + 1) > t->by_path_size) {
-		size_t size = t->by_path_size * 2, i;
-		uint32_t *slots = calloc(size, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		for (i = 0; i < t->by_path_size; i++) {
-			const struct node *n = &t->nodes[t->by_path[i]];
-
-			if (t->by_path[i])
-				*find_path(t, slots, size, n->parent, n->name, n->kind) = t->by_path[i];
-		}
-		free(t->by_path);
-		t->by_path = slots;
-		t->by_path_size = size;
-	}
+	r->syms[r->nsyms++] = sym;
 	return 0;
 }
 
-/* moves *at to its callee of that name (made if new) and adds value to it */
-static int tree_step(struct tree *t, uint32_t *at, const char *name, size_t len, uint8_t kind,
-		     uint64_t value)
+/* the frames pushed since first make a row */
+static int end_row(struct rows *r, size_t first, uint64_t value)
 {
-	const char *interned = intern(t, name, len);
-	uint32_t *slot, id;
-	int err;
+	uint32_t len = (uint32_t)(r->nsyms - first);
 
-	if (!interned)
-		return -ENOMEM;
-	err = grow(t);
-	if (err)
-		return err;
-	slot = find_path(t, t->by_path, t->by_path_size, *at, interned, kind);
-	if (!*slot) {
-		id = (uint32_t)t->count++;
-		t->nodes[id] = (struct node){
-			.name = interned,
-			.parent = *at,
-			.next_sibling = t->nodes[*at].first_child,
-			.kind = kind,
-		};
-		t->nodes[*at].first_child = id;
-		*slot = id;
+	if (r->count == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		struct row *rows = realloc(r->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		r->rows = rows;
+		r->cap = cap;
 	}
-	*at = *slot;
-	t->nodes[*at].value += value;
+	r->rows[r->count++] = (struct row){ .first = first, .len = len, .value = value };
+	if (len > r->max_len)
+		r->max_len = len;
+	r->total += value;
 	return 0;
 }
 
-static int add_shown(struct tree *t, const struct profile *p, const struct shown_frame *frames,
+static int add_shown(struct rows *r, const struct profile *p, const struct shown_frame *frames,
 		     int n, uint64_t value)
 {
-	uint32_t at = 0;
+	size_t first = r->nsyms;
 	int i, err;
 
-	t->nodes[0].value += value;
-	t->stacks++;
 	for (i = n - 1; i >= 0; i--) {
 		/* with allocator_frame, profile__show always puts it first */
 		uint8_t kind = i == 0 && p->opts.allocator_frame ? KIND_ALLOCATOR :
 			       frames[i].inlined ? KIND_INLINED : KIND_CODE;
-		const char *name = frames[i].function ? frames[i].function : "[unknown]";
+		int64_t id = cached_name_id(r, frames[i].function ? frames[i].function : "[unknown]");
 
-		err = tree_step(t, &at, name, strlen(name), kind, value);
+		if (id < 0)
+			return (int)id;
+		err = push_sym(r, SYM(id, kind));
 		if (err)
 			return err;
 	}
-	return 0;
+	return end_row(r, first, value);
 }
 
-/* "outer;...;leaf value"; 0 for a blank line */
-static int add_folded(struct tree *t, char *line)
+/* "outer;...;leaf value"; nothing for a blank line */
+static int add_folded(struct rows *r, char *line)
 {
 	static const char inlined_mark[] = "_[i]";
 	const size_t mark_len = sizeof(inlined_mark) - 1;
-	size_t len = strcspn(line, "\r\n");
+	size_t len = strcspn(line, "\r\n"), first = r->nsyms;
 	char *space, *end, *frame;
 	unsigned long long value;
-	uint32_t at = 0;
 	int err;
 
 	line[len] = '\0';
@@ -270,11 +276,10 @@ static int add_folded(struct tree *t, char *line)
 	if (!value)
 		return 0;
 	*space = '\0';
-	t->nodes[0].value += value;
-	t->stacks++;
 	for (frame = line; frame; frame = end ? end + 1 : NULL) {
-		size_t flen;
 		uint8_t kind = KIND_CODE;
+		size_t flen;
+		int64_t id;
 
 		end = strchr(frame, ';');
 		flen = end ? (size_t)(end - frame) : strlen(frame);
@@ -282,10 +287,65 @@ static int add_folded(struct tree *t, char *line)
 			flen -= mark_len;
 			kind = KIND_INLINED;
 		}
-		err = tree_step(t, &at, frame, flen, kind, value);
+		id = name_id(r, frame, flen);
+		if (id < 0)
+			return (int)id;
+		err = push_sym(r, SYM(id, kind));
 		if (err)
 			return err;
 	}
+	return end_row(r, first, value);
+}
+
+static int by_name(const void *a, const void *b, void *names)
+{
+	char *const *n = names;
+
+	return strcmp(n[*(const uint32_t *)a], n[*(const uint32_t *)b]);
+}
+
+static int by_frames(const void *a, const void *b, void *syms)
+{
+	const struct row *x = a, *y = b;
+	const uint32_t *p = (const uint32_t *)syms + x->first, *q = (const uint32_t *)syms + y->first;
+	uint32_t n = x->len < y->len ? x->len : y->len, i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != q[i])
+			return p[i] < q[i] ? -1 : 1;
+	/* a caller's own value goes before its callees', as in flamegraph.pl */
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* names renumbered in alphabetical order, then rows sorted */
+static int sort_rows(struct rows *r)
+{
+	uint32_t *order = malloc((r->nnames ? r->nnames : 1) * sizeof(*order));
+	uint32_t *rank = malloc((r->nnames ? r->nnames : 1) * sizeof(*rank));
+	char **names = malloc((r->nnames ? r->nnames : 1) * sizeof(*names));
+	size_t i;
+
+	if (!order || !rank || !names) {
+		free(order);
+		free(rank);
+		free(names);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nnames; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, r->nnames, sizeof(*order), by_name, r->names);
+	for (i = 0; i < r->nnames; i++) {
+		rank[order[i]] = (uint32_t)i;
+		names[i] = r->names[order[i]];
+	}
+	for (i = 0; i < r->nsyms; i++)
+		r->syms[i] = SYM(rank[SYM_NAME(r->syms[i])], SYM_KIND(r->syms[i]));
+	free(r->names);
+	r->names = names;
+	r->names_cap = r->nnames;
+	free(order);
+	free(rank);
+	qsort_r(r->rows, r->count, sizeof(*r->rows), by_frames, r->syms);
 	return 0;
 }
 
@@ -449,6 +509,18 @@ static const char *metric_title(enum metric metric)
 	return "";
 }
 
+/* "no call stack has any ..." */
+static const char *metric_noun(enum metric metric)
+{
+	switch (metric) {
+	case METRIC_LIVE_BYTES: return "live bytes";
+	case METRIC_LIVE_COUNT: return "live blocks";
+	case METRIC_ALLOC_BYTES: return "allocated bytes";
+	case METRIC_ALLOC_COUNT: return "allocations";
+	}
+	return "";
+}
+
 static void format_value(enum metric metric, uint64_t v, char *buf, size_t size)
 {
 	char num[32];
@@ -460,65 +532,116 @@ static void format_value(enum metric metric, uint64_t v, char *buf, size_t size)
 	snprintf(buf, size, "%s %s", num, metric_word(metric));
 }
 
+/* ---------------------------------------------------------------- merging */
+
+/* a frame as drawn: a run of rows that share its path */
+struct frame {
+	uint32_t sym;		/* ranked; ROOT_SYM for the root */
+	uint32_t depth;		/* 0: the root */
+	uint64_t x;		/* the values of the rows before its run */
+	uint64_t value;		/* the values of its run */
+};
+
+#define ROOT_SYM UINT32_MAX
+
+struct graph {
+	struct frame *frames;	/* callers before callees, siblings alphabetical */
+	size_t count, cap;
+	uint32_t max_depth;
+};
+
+static int open_frame(struct graph *g, uint32_t sym, uint32_t depth, uint64_t x)
+{
+	if (g->count == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 1024;
+		struct frame *frames = realloc(g->frames, cap * sizeof(*frames));
+
+		if (!frames)
+			return -ENOMEM;
+		g->frames = frames;
+		g->cap = cap;
+	}
+	g->frames[g->count++] = (struct frame){ .sym = sym, .depth = depth, .x = x };
+	return 0;
+}
+
+static void close_frame(struct graph *g, size_t i, uint64_t end, double min_value)
+{
+	struct frame *f = &g->frames[i];
+
+	f->value = end - f->x;
+	/* its callees, after it, are narrower still: all go; their values stay
+	 * in the callers' */
+	if ((double)f->value < min_value) {
+		g->count = i;
+		return;
+	}
+	if (f->depth > g->max_depth)
+		g->max_depth = f->depth;
+}
+
+/* the sorted rows merged into frames, those narrower than min_value left out */
+static int merge(const struct rows *r, double min_value, struct graph *g)
+{
+	size_t *open = malloc(((size_t)r->max_len + 1) * sizeof(*open)); /* the path, by depth */
+	const struct row *prev = NULL;
+	uint32_t depth = 0, d;
+	uint64_t x = 0;
+	size_t i;
+	int err = open ? open_frame(g, ROOT_SYM, 0, 0) : -ENOMEM;
+
+	for (i = 0; !err && i < r->count; i++) {
+		const struct row *row = &r->rows[i];
+		const uint32_t *syms = r->syms + row->first;
+		uint32_t common = 0;
+
+		while (prev && common < prev->len && common < row->len &&
+		       r->syms[prev->first + common] == syms[common])
+			common++;
+		for (d = depth; d > common; d--)
+			close_frame(g, open[d], x, min_value);
+		for (d = common + 1; !err && d <= row->len; d++) {
+			open[d] = g->count;
+			err = open_frame(g, syms[d - 1], d, x);
+		}
+		depth = row->len;
+		x += row->value;
+		prev = row;
+	}
+	if (!err) {
+		for (d = depth; d > 0; d--)
+			close_frame(g, open[d], x, min_value);
+		g->frames[0].value = x;
+	}
+	free(open);
+	return err;
+}
+
 /* ---------------------------------------------------------------- drawing */
 
 struct writer {
 	FILE *out;
-	struct tree *t;
+	const struct rows *r;
 	enum metric metric;
 	uint64_t total;
-	double min_value;	/* narrower frames are left out */
 	double scale;		/* pixels per unit of value */
 	int height;
-	uint32_t *order;	/* the callees being drawn, per level, alphabetical */
-	size_t order_len, order_cap;
-	size_t drawn;
-	uint32_t max_depth;
 };
 
-static bool drawn(const struct writer *w, const struct node *n)
-{
-	return (double)n->value >= w->min_value;
-}
-
-/* how deep the drawn frames go, and how many there are */
-static void measure(struct writer *w, uint32_t id, uint32_t depth)
-{
-	const struct node *n = &w->t->nodes[id];
-	uint32_t c;
-
-	w->drawn++;
-	if (depth > w->max_depth)
-		w->max_depth = depth;
-	for (c = n->first_child; c; c = w->t->nodes[c].next_sibling)
-		if (drawn(w, &w->t->nodes[c]))
-			measure(w, c, depth + 1);
-}
-
-static const struct node *sort_nodes;
-
-static int by_name(const void *a, const void *b)
-{
-	const struct node *x = &sort_nodes[*(const uint32_t *)a], *y = &sort_nodes[*(const uint32_t *)b];
-	int cmp = x->name == y->name ? 0 : strcmp(x->name, y->name);
-
-	return cmp ? cmp : (int)x->kind - (int)y->kind;
-}
-
 /* deterministic from the name, so one function has one colour in every graph */
-static void frame_color(const struct node *n, bool root, int rgb[3])
+static void frame_color(const char *name, int kind, bool root, int rgb[3])
 {
-	uint64_t h = mix(hash_bytes(n->name, strlen(n->name)));
+	uint64_t h = mix(hash_bytes(name, strlen(name)));
 	double v1 = (h & 0xffff) / 65535.0, v2 = (h >> 16 & 0xffff) / 65535.0,
 	       v3 = (h >> 32 & 0xffff) / 65535.0;
 
 	if (root) {
 		rgb[0] = 200, rgb[1] = 200, rgb[2] = 200;
-	} else if (n->kind == KIND_INLINED) {	/* flamegraph.pl's "aqua" */
+	} else if (kind == KIND_INLINED) {	/* flamegraph.pl's "aqua" */
 		rgb[0] = 50 + (int)(60 * v1);
 		rgb[1] = 165 + (int)(55 * v2);
 		rgb[2] = 165 + (int)(55 * v3);
-	} else if (n->kind == KIND_ALLOCATOR) {	/* greens: the allocator itself */
+	} else if (kind == KIND_ALLOCATOR) {	/* greens: the allocator itself */
 		rgb[0] = 90 + (int)(60 * v1);
 		rgb[1] = 190 + (int)(50 * v2);
 		rgb[2] = 60 + (int)(50 * v3);
@@ -529,79 +652,46 @@ static void frame_color(const struct node *n, bool root, int rgb[3])
 	}
 }
 
-static void put_frame(struct writer *w, uint32_t id, uint64_t x, uint32_t depth)
+static void put_frame(struct writer *w, const struct frame *f)
 {
-	const struct node *n = &w->t->nodes[id];
-	double px = SVG_PAD + x * w->scale, pw = n->value * w->scale;
-	int y = w->height - SVG_BOTTOM - (int)(depth + 1) * SVG_ROW, rgb[3];
+	bool root = f->sym == ROOT_SYM;
+	const char *name = root ? "all" : w->r->names[SYM_NAME(f->sym)];
+	int kind = root ? KIND_CODE : (int)SYM_KIND(f->sym);
+	double px = SVG_PAD + f->x * w->scale, pw = f->value * w->scale;
+	int y = w->height - SVG_BOTTOM - (int)(f->depth + 1) * SVG_ROW, rgb[3];
 	char value[64];
 
-	frame_color(n, id == 0, rgb);
-	format_value(w->metric, n->value, value, sizeof(value));
+	frame_color(name, kind, root, rgb);
+	format_value(w->metric, f->value, value, sizeof(value));
 	fprintf(w->out, "<g class=\"f\" data-v=\"%" PRIu64 "\" data-x=\"%" PRIu64 "\" data-d=\"%u\"><title>",
-		n->value, x, depth);
-	put_text(w->out, n->name);
+		f->value, f->x, f->depth);
+	put_text(w->out, name);
 	fprintf(w->out, "\n%s, ", value);
-	put_fixed(w->out, 100.0 * n->value / w->total);
-	fprintf(w->out, "%%%s</title><rect x=\"", n->kind == KIND_INLINED ? ", inlined" :
-		n->kind == KIND_ALLOCATOR ? ", allocator" : "");
+	put_fixed(w->out, 100.0 * f->value / w->total);
+	fprintf(w->out, "%%%s</title><rect x=\"", kind == KIND_INLINED ? ", inlined" :
+		kind == KIND_ALLOCATOR ? ", allocator" : "");
 	put_fixed(w->out, px);
 	fprintf(w->out, "\" y=\"%d\" width=\"", y);
 	put_fixed(w->out, pw);
-	fprintf(w->out, "\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"/><text x=\"", SVG_ROW - 1, rgb[0],
-		rgb[1], rgb[2]);
+	fprintf(w->out, "\" height=\"%d\" rx=\"2\" ry=\"2\" fill=\"rgb(%d,%d,%d)\"/><text x=\"",
+		SVG_ROW - 1, rgb[0], rgb[1], rgb[2]);
 	put_fixed(w->out, px + 3);
 	fprintf(w->out, "\" y=\"%d\">", y + SVG_ROW - 5);
-	put_label(w->out, n->name, pw);
+	put_label(w->out, name, pw);
 	fputs("</text></g>\n", w->out);
-}
-
-static int draw(struct writer *w, uint32_t id, uint64_t x, uint32_t depth)
-{
-	size_t base = w->order_len, count = 0, i;
-	uint32_t c;
-	int err;
-
-	put_frame(w, id, x, depth);
-	for (c = w->t->nodes[id].first_child; c; c = w->t->nodes[c].next_sibling) {
-		if (w->order_len == w->order_cap) {
-			size_t cap = w->order_cap ? 2 * w->order_cap : 256;
-			uint32_t *order = realloc(w->order, cap * sizeof(*order));
-
-			if (!order)
-				return -ENOMEM;
-			w->order = order;
-			w->order_cap = cap;
-		}
-		w->order[w->order_len++] = c;
-		count++;
-	}
-	sort_nodes = w->t->nodes;
-	qsort(w->order + base, count, sizeof(*w->order), by_name);
-	/* a frame left out still takes its place: its value counts in its caller */
-	for (i = 0; i < count; i++) {
-		const struct node *child = &w->t->nodes[w->order[base + i]];
-
-		if (drawn(w, child)) {
-			err = draw(w, w->order[base + i], x, depth + 1);
-			if (err)
-				return err;
-		}
-		x += child->value;
-	}
-	w->order_len = base;
-	return 0;
 }
 
 static const char svg_style[] =
 	"<style type=\"text/css\"><![CDATA[\n"
 	"text { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12px; fill: #000; }\n"
+	"#title, #subtitle { font-family: Verdana, 'DejaVu Sans', sans-serif; }\n"
 	"#title { font-size: 17px; font-weight: bold; }\n"
 	"#subtitle { fill: #555; }\n"
 	"#details, #matched { fill: #333; }\n"
 	".f { cursor: pointer; }\n"
 	".f text { pointer-events: none; }\n"
-	".f:hover rect { stroke: #000; stroke-width: 0.5; }\n"
+	".f rect { stroke: #fff; stroke-width: 0.3; }\n"
+	".f:hover rect { stroke: #000; stroke-width: 0.7; }\n"
 	".p rect { fill-opacity: 0.5; }\n"
 	".btn { cursor: pointer; fill: #333; text-decoration: underline; }\n"
 	".btn:hover { fill: #00c; }\n"
@@ -787,51 +877,55 @@ static void put_header(struct writer *w, const char *title, int height)
 	fputs("</text>\n", w->out);
 }
 
-static int write_svg(FILE *out, struct tree *t, enum metric metric, const char *title)
+static int write_svg(FILE *out, struct rows *r, enum metric metric, const char *title)
 {
-	struct writer w = { .out = out, .t = t, .metric = metric, .total = t->nodes[0].value };
+	struct writer w = { .out = out, .r = r, .metric = metric, .total = r->total };
+	struct graph g = {};
 	char total[64], stacks[32];
-	int err = 0;
+	size_t i;
+	int err;
 
 	if (!title)
 		title = "Heap flamegraph";
-	format_value(metric, w.total, total, sizeof(total));
-	format_count(t->stacks, stacks, sizeof(stacks));
 	if (!w.total) {
 		w.height = SVG_TOP + 3 * SVG_ROW + SVG_BOTTOM;
 		put_header(&w, title, w.height);
-		fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">%s by call stack</text>\n",
-			SVG_WIDTH / 2, metric_title(metric));
+		fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">"
+			"%s by call stack</text>\n", SVG_WIDTH / 2, metric_title(metric));
 		fprintf(out, "<text id=\"nodata\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
 			"No data: no call stack has any %s.</text>\n",
-			SVG_WIDTH / 2, SVG_TOP + 2 * SVG_ROW,
-			metric_is_bytes(metric) ? (metric == METRIC_LIVE_BYTES ? "live bytes" : "allocated bytes") :
-			metric_word(metric));
+			SVG_WIDTH / 2, SVG_TOP + 2 * SVG_ROW, metric_noun(metric));
 		fputs(svg_script, out);
 		fputs("</svg>\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
-	w.min_value = (double)w.total / SVG_MIN_SHARE;
+	err = sort_rows(r);
+	if (!err)
+		err = merge(r, (double)w.total / SVG_MIN_SHARE, &g);
+	if (err) {
+		free(g.frames);
+		return err;
+	}
 	w.scale = (double)(SVG_WIDTH - 2 * SVG_PAD) / w.total;
-	measure(&w, 0, 0);
-	w.height = SVG_TOP + (int)(w.max_depth + 1) * SVG_ROW + SVG_BOTTOM;
+	w.height = SVG_TOP + (int)(g.max_depth + 1) * SVG_ROW + SVG_BOTTOM;
+	format_value(metric, w.total, total, sizeof(total));
+	format_count(r->count, stacks, sizeof(stacks));
 	put_header(&w, title, w.height);
 	fprintf(out, "<text id=\"subtitle\" x=\"%d\" y=\"44\" text-anchor=\"middle\">"
 		"%s by call stack: %s in total, %s stack%s</text>\n",
-		SVG_WIDTH / 2, metric_title(metric), total, stacks, t->stacks == 1 ? "" : "s");
+		SVG_WIDTH / 2, metric_title(metric), total, stacks, r->count == 1 ? "" : "s");
 	fprintf(out, "<text id=\"unzoom\" class=\"btn h\" x=\"%d\" y=\"24\">Reset Zoom</text>\n",
 		SVG_PAD);
-	fprintf(out, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n",
-		SVG_WIDTH - SVG_PAD);
+	fprintf(out, "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Search</text>\n", SVG_WIDTH - SVG_PAD);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\">Hover: frame details. Click: zoom. "
 		"Ctrl-F: search.</text>\n", SVG_PAD, w.height - 10);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH - SVG_PAD, w.height - 10);
 	fputs("<g id=\"frames\">\n", out);
-	err = draw(&w, 0, 0, 0);
-	free(w.order);
-	if (err)
-		return err;
+	for (i = 0; i < g.count; i++)
+		put_frame(&w, &g.frames[i]);
+	free(g.frames);
 	fputs("</g>\n", out);
 	fputs(svg_script, out);
 	fputs("</svg>\n", out);
@@ -840,9 +934,9 @@ static int write_svg(FILE *out, struct tree *t, enum metric metric, const char *
 
 int svg__write(FILE *out, struct profile *p, enum metric metric, const char *title)
 {
-	struct tree t;
+	struct rows *r = rows_new();
 	size_t i;
-	int err = tree_init(&t);
+	int err = r ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < p->count; i++) {
 		const struct shown_frame *frames;
@@ -855,28 +949,28 @@ int svg__write(FILE *out, struct profile *p, enum metric metric, const char *tit
 		if (n < 0)
 			err = n;
 		else if (n > 0)
-			err = add_shown(&t, p, frames, n, value);
+			err = add_shown(r, p, frames, n, value);
 	}
 	if (!err)
-		err = write_svg(out, &t, metric, title);
-	tree_destroy(&t);
+		err = write_svg(out, r, metric, title);
+	rows_destroy(r);
 	return err;
 }
 
 int svg__write_folded(FILE *out, FILE *in, enum metric metric, const char *title)
 {
-	struct tree t;
+	struct rows *r = rows_new();
 	char *line = NULL;
 	size_t size = 0;
-	int err = tree_init(&t);
+	int err = r ? 0 : -ENOMEM;
 
 	while (!err && getline(&line, &size, in) >= 0)
-		err = add_folded(&t, line);
+		err = add_folded(r, line);
 	if (!err && ferror(in))
 		err = -EIO;
 	free(line);
 	if (!err)
-		err = write_svg(out, &t, metric, title);
-	tree_destroy(&t);
+		err = write_svg(out, r, metric, title);
+	rows_destroy(r);
 	return err;
 }

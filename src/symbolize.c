@@ -229,6 +229,41 @@ static bool is_function(Dwarf_Die *die)
 }
 
 /*
+ * The innermost function or block DIE under parent that holds pc. Needed
+ * because dwarf_getscopes (libdw 0.188) prunes DW_TAG_namespace, which has
+ * no pc range, and rustc puts nearly every function inside one.
+ */
+static bool innermost_die(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *result, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+			if (innermost_die(&child, pc, result, depth + 1))
+				return true;
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+			if (dwarf_haspc(&child, pc) > 0) {
+				*result = child;
+				innermost_die(&child, pc, result, depth + 1);
+				return true;
+			}
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/*
  * The inline chain at addr, innermost first: each inlined subroutine is a
  * frame whose line is the line table's (innermost) or the call site recorded
  * in the DIE it was inlined from. Returns the number of frames written.
@@ -251,15 +286,17 @@ static int inline_frames(struct symbolizer *s, Dwfl_Module *mod, Dwarf_Addr addr
 	if (lineinfo)
 		file = dwfl_lineinfo(lineinfo, NULL, &line, NULL, NULL, NULL);
 	nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-	if (nscopes <= 0)
+	if (nscopes > 0) {
+		/* dwarf_getscopes stops at an inlined scope: restart from that DIE
+		 * to get the chain up to the concrete function */
+		dwarf = dwfl_module_getdwarf(mod, &bias);
+		if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&scopes[0]), &subroutine))
+			goto out;
+		free(scopes);
+		scopes = NULL;
+	} else if (!innermost_die(cudie, addr - bias, &subroutine, 0)) {
 		goto out;
-	/* dwarf_getscopes stops at an inlined scope: restart from that DIE to
-	 * get the chain up to the concrete function */
-	dwarf = dwfl_module_getdwarf(mod, &bias);
-	if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&scopes[0]), &subroutine))
-		goto out;
-	free(scopes);
-	scopes = NULL;
+	}
 	nscopes = dwarf_getscopes_die(&subroutine, &scopes);
 	if (nscopes <= 0)
 		goto out;

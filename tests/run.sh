@@ -28,6 +28,7 @@ run_suite() {
 
 run_suite unit build/tests/unit
 run_suite integration tests/integration.sh
+run_suite reports tests/reports.sh
 
 echo
 echo "$total_passed passed, $total_failed failed"

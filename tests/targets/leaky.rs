@@ -13,11 +13,13 @@
 //! "allocated KEY BYTES", "count KEY N" per site, "summary unknown-frees 0",
 //! "line KEY N" and "error MESSAGE" when a self-check failed (exit 97).
 //! KEY is a short id: the function that is the site has a different name
-//! under each mangling, and tests/reports.sh has the names:
+//! under each mangling, and tests/reports.sh has the names (below the v0
+//! ones; legacy names have no generic arguments, "Keeper::new" for
+//! "<Keeper>::new" and "{{closure}}" for "{closure#0}"):
 //!
 //!   key          function (#[inline(never)])       what it allocates
 //!   exact_vec    leaky::zoo::exact_vec             Vec::<u64>::with_capacity(100): 3 calls of 800 B, 1 dropped
-//!   keeper       leaky::zoo::Keeper::new           String::from("keeper-of-the-zoo") (17 B) and
+//!   keeper       <leaky::zoo::Keeper>::new         String::from("keeper-of-the-zoo") (17 B) and
 //!                                                  Vec::<u32>::with_capacity(12) (48 B), kept (mem::forget)
 //!   boxed_u64    leaky::gen::leak_boxed::<u64>     Box::leak(Box::new(0u64)): 2 x 8 B
 //!   boxed_arr    leaky::gen::leak_boxed::<[u16; 3]> Box::leak(Box::new([0u16; 3])): 1 x 6 B
@@ -28,9 +30,10 @@
 //!                                                  growth policy of this std)
 //!   greeting     leaky::text::greeting             String::with_capacity(5), then push_str: one realloc
 //!                                                  per capacity change, booked as seen (like grow)
+//!   zeroed       leaky::zoo::zeroed                vec![0u32; 25]: one calloc of 100 B, kept
 //!   churn        leaky::zoo::churn                 10 x Vec::<u8>::with_capacity(100 + i), the even i dropped,
 //!                                                  and a Vec<Vec<u8>> of capacity 10 (240 B) kept
-//!   closure      the one closure of main           Vec::<u16>::with_capacity(n + 7), called through &dyn Fn
+//!   closure      leaky::main::{closure#0}          Vec::<u16>::with_capacity(n + 7), called through &dyn Fn
 //!   boxed_work   leaky::shims::boxed_work          called by a Box<dyn FnOnce> closure (a vtable shim
 //!                                                  frame between them): Vec::<u8>::with_capacity(77)
 //!   caught_work  leaky::shims::caught_work         called inside std::panic::catch_unwind: 33 B
@@ -216,6 +219,12 @@ mod zoo {
         v
     }
 
+    /// vec![0; n]: one calloc (alloc_zeroed)
+    #[inline(never)]
+    pub fn zeroed(n: usize) -> Vec<u32> {
+        vec![0u32; n]
+    }
+
     /// n vectors, the even ones dropped here (and the vector that holds
     /// the others)
     #[inline(never)]
@@ -345,6 +354,11 @@ fn main() {
     let s = text::greeting("world");
     ledger::check(s == "hello, world", "greeting text");
     std::mem::forget(s);
+
+    let z = zoo::zeroed(25);
+    ledger::check(z.capacity() == 25, "zeroed capacity");
+    ledger::alloc("zeroed", 100);
+    std::mem::forget(z);
 
     let c = zoo::churn(10);
     for i in 0..10 {
