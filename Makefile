@@ -27,7 +27,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench
+.PHONY: all clean deps test unit-test demo targets bench browser-test
 .DELETE_ON_ERROR:
 
 all: tracelloc
@@ -96,6 +96,9 @@ test: deps
 demo: deps
 	$(MAKE) all $(OUT)/demo
 	scripts/demo.sh
+
+browser-test: all $(OUT)/demo
+	tests/svg_browser.sh
 
 bench: deps
 	$(MAKE) all

@@ -27,6 +27,7 @@
 #include "outfile.h"
 #include "profile.h"
 #include "report.h"
+#include "svg.h"
 #include "symbolize.h"
 #include "target.h"
 #include "tracelloc.h"
@@ -306,11 +307,35 @@ static int write_folded(FILE *out, void *ctx)
 	return err;
 }
 
+static int write_svg(FILE *out, void *ctx)
+{
+	struct session *s = ctx;
+	struct profile *p = snapshot(s, true);
+	char title[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	if (s->opts.command)
+		snprintf(title, sizeof(title), "Heap of %s, pid %d", s->opts.command[0],
+			 target__pid(s->target));
+	else
+		snprintf(title, sizeof(title), "Heap of pid %d", target__pid(s->target));
+	err = svg__write(out, p, s->opts.flamegraph_metric, title);
+	profile__destroy(p);
+	return err;
+}
+
 static int write_outputs(struct session *s)
 {
 	uint64_t start = now_ns();
 	int err;
 
+	if (s->opts.svg_path) {
+		err = outfile__write(s->opts.svg_path, write_svg, s);
+		if (err)
+			return fail(err, "cannot write %s", s->opts.svg_path);
+	}
 	if (!s->opts.flamegraph_path)
 		return 0;
 	err = outfile__write(s->opts.flamegraph_path, write_folded, s);
@@ -525,6 +550,11 @@ int main(int argc, char **argv)
 		err = outfile__check(s.opts.flamegraph_path);
 		if (err)
 			err = fail(err, "cannot write %s", s.opts.flamegraph_path);
+	}
+	if (!err && s.opts.svg_path) {
+		err = outfile__check(s.opts.svg_path);
+		if (err)
+			err = fail(err, "cannot write %s", s.opts.svg_path);
 	}
 	if (!err && block_signals(&s))
 		err = fail(-errno, "cannot set up signal handling");
