@@ -8,8 +8,10 @@ demo_pid=$!
 trap 'kill $demo_pid 2>/dev/null || true' EXIT INT TERM
 sleep 1
 
-echo "\$ sudo ./tracelloc -p $demo_pid --duration 5 --flamegraph demo.fg"
-./tracelloc -p "$demo_pid" --duration 5 --flamegraph demo.fg
+echo "\$ sudo ./tracelloc -p $demo_pid --duration 4 --interval 2 --top 2 --flamegraph demo.fg --svg demo.svg"
+./tracelloc -p "$demo_pid" --duration 4 --interval 2 --top 2 --flamegraph demo.fg --svg demo.svg
 echo
 echo "\$ cat demo.fg"
 cat demo.fg
+echo
+echo "demo.svg: open it in a browser"

@@ -47,6 +47,8 @@ struct session {
 	struct filter *filter;
 	int signal_fd;
 	double start_s;
+	struct heap_stats last_report;	/* the heap when the last report was printed */
+	bool reported;
 };
 
 static int fail(int err, const char *fmt, ...)
@@ -361,6 +363,8 @@ static void print_report(struct session *s)
 
 	if (!s->opts.top)
 		return;
+	s->last_report = *heap__stats(s->heap);
+	s->reported = true;
 	p = snapshot(s, false);
 	err = p ? report__top(stdout, p, s->heap, &ro) : -ENOMEM;
 	if (err)
@@ -588,7 +592,9 @@ int main(int argc, char **argv)
 	snprintf(ending, sizeof(ending), "stopped");
 	err = trace(&s, ending, sizeof(ending));
 	heap__finish(s.heap);
-	print_report(&s);
+	/* the last periodic report may already say it all */
+	if (!s.reported || memcmp(&s.last_report, heap__stats(s.heap), sizeof(s.last_report)))
+		print_report(&s);
 	print_summary(&s, ending);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
 	if (target__terminate(s.target) > 0)
