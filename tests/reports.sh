@@ -78,8 +78,21 @@ rust_names() {
 		name=$(folded_name "${map[$id]}")
 		assert_eq "$(fold_parents "$T_DIR/n.fg" "$name" | tr '\n' ' ')" "leaky::main " "$what: caller of '$name'"
 	done
-	assert_eq "$(fold_parents "$T_DIR/n.fg" leaky::shims::caught_work | tr '\n' ' ')" "leaky::shims::run_caught " \
-		"$what: caller of leaky::shims::caught_work"
+	# the sites of leaky::shims are called by a closure, inlined into its
+	# caller (the Box<dyn FnOnce>'s vtable shim, catch_unwind's harness, the
+	# thread's start; addr2line -i shows it): the closure is their caller,
+	# and with the runtime frames hidden the function of the closure is above it
+	local clo=${map[closure]##*::} s
+	for s in boxed caught thread; do
+		assert_eq "$(fold_parents "$T_DIR/n.fg" "leaky::shims::${s}_work" | tr '\n' ' ')" "leaky::shims::run_$s::${clo}_[i] " \
+			"$what: caller of leaky::shims::${s}_work (its closure, inlined)"
+		report_functions "$T_DIR/n.out" | grep -qxF -- "leaky::shims::run_$s::$clo" ||
+			fail "$what: no frame of function 'leaky::shims::run_$s::$clo' in the final report"
+	done
+	for s in boxed caught; do
+		assert_eq "$(fold_parents "$T_DIR/n.fg" "leaky::shims::${s}_work" 2 | tr '\n' ' ')" "leaky::shims::run_$s " \
+			"$what: 2nd frame above leaky::shims::${s}_work (the closure's caller, runtime frames hidden)"
+	done
 	# no hash suffix, no crate disambiguator, nothing left mangled
 	bad=$(grep -oE '::h[0-9a-f]{16}' "$T_DIR/n.fg" "$T_DIR/n.out" | head -3 | tr '\n' ' ')
 	assert_eq "$bad" "" "$what: '::h<hash>' suffixes"
@@ -387,73 +400,144 @@ test_filter_bad_regex() { # --exclude '(' / --include '[z-a]': bad input, one li
 	bad_input "-I '[z-a]'" -I '[z-a]' -- "$TB/inline"
 }
 
-# rust_filters BUILD SHIM: default filters on / off on the Rust target
+# rust_filters BUILD MANGLING: default filters on / off on the Rust target
+# (MANGLING: legacy or v0, the key of the RUST_* tables of reports_lib.sh,
+# where the stacks addr2line shows are described)
 rust_filters() {
-	local bin=$1 shim=$2 what=$1 bad got
+	local bin=$1 mg=$2 what=$1 bad got want nmain site id
+	local -n names=${RUST_NAMES[$mg]}
+	local shim=${RUST_SHIM[$mg]} clo=${RUST_CLOSURE_RE[$mg]} shim_end=${RUST_SHIM_END_RE[$mg]}
+	local cname=${names[closure]##*::}
+	local d=$T_DIR/d n=$T_DIR/n
 	need_rust "$bin" || return
 	traced d "$bin" -t 40 -m allocated
 	run_ok d "$bin" || return
 	traced n "$bin" -t 40 -m allocated --no-default-filters
 	run_ok n "$bin --no-default-filters" || return
-	# defaults: no runtime frame left on the stacks of the program's code
-	bad=$(grep -E '(^|;)<?leaky::' "$T_DIR/d.fg" | awk '{ sub(/ [0-9]+$/, ""); n = split($0, fr, ";"); for (i = 1; i <= n; i++) print fr[i] }' |
-		grep -E "$RUST_NOISE_RE" | sort -u | head -4)
+	# the harness of catch_unwind, inlined (std's generic arguments in v0)
+	local harness=('std::panic::catch_unwind(::<.*>)?_\[i\]' 'std::panicking::catch_unwind(::<.*>)?_\[i\]'
+		'std::panicking::catch_unwind::do_call(::<.*>)?_\[i\]')
+
+	# ---- --no-default-filters: the runtime frames are where addr2line -i puts them
+	assert_chain "$(fold_segment "$n.fg" main leaky::main)" "$what --no-default-filters: frames from main to leaky::main" \
+		main 'std::rt::lang_start_internal' "${harness[@]}" 'std::rt::lang_start_internal::\{closure#0\}_\[i\]' \
+		"${harness[@]}" '<&dyn core::ops::function::Fn<.* as core::ops::function::FnOnce<\(\)>>::call_once_\[i\]' \
+		"$(re_quote "${RUST_LANG_START_CLOSURE[$mg]}")" "$(re_quote "${RUST_BEGIN_SHORT[$mg]}")" \
+		"$(re_quote "${RUST_MAIN_CALL[$mg]}")_\[i\]" leaky::main
+	assert_chain "$(fold_segment "$n.fg" leaky::main leaky::shims::boxed_work)" \
+		"$what --no-default-filters: frames from leaky::main to boxed_work (Box's call_once, the closure's vtable shim, the closure)" \
+		leaky::main leaky::shims::run_boxed '<alloc::boxed::Box<.*> as core::ops::function::FnOnce<.*>>::call_once_\[i\]' \
+		"$(re_quote "$shim")" "leaky::shims::run_boxed::${clo}_\[i\]" leaky::shims::boxed_work
+	assert_chain "$(fold_segment "$n.fg" leaky::main leaky::shims::caught_work)" \
+		"$what --no-default-filters: frames from leaky::main to caught_work (catch_unwind's harness, the closure)" \
+		leaky::main leaky::shims::run_caught "${harness[@]}" "leaky::shims::run_caught::${clo}_\[i\]" leaky::shims::caught_work
+	assert_chain "$(fold_segment "$n.fg" start_thread leaky::shims::thread_work)" \
+		"$what --no-default-filters: frames from the thread's start to thread_work" \
+		start_thread '.*::thread_start' \
+		'<alloc::boxed::Box<dyn core::ops::function::FnOnce<.*> as core::ops::function::FnOnce<\(\)>>::call_once_\[i\]' \
+		".*$shim_end" "std::thread::.*::${clo}_\[i\]" "${harness[@]}" \
+		'<core::panic::unwind_safe::AssertUnwindSafe<.*> as core::ops::function::FnOnce<\(\)>>::call_once_\[i\]' \
+		"std::thread::.*::$clo::${clo}_\[i\]" 'std::sys(_common)?::backtrace::__rust_begin_short_backtrace(::<.*>)?' \
+		"leaky::shims::run_thread::${clo}_\[i\]" leaky::shims::thread_work
+	assert_eq "$(fold_segment "$n.fg" leaky::main "${names[closure]}")" "leaky::main;${names[closure]}" \
+		"$what --no-default-filters: frames from leaky::main to its closure (called through &dyn Fn, nothing between)"
+
+	# ---- default filters: the program's frames, in order, and no runtime frame
+	bad=$(grep -E '(^|;)<?leaky::' "$d.fg" | fold_frames /dev/stdin | sort -u | rust_noise_filter | head -4)
 	if [ -n "$bad" ]; then
 		fail "$what (default filters): runtime frames left on the program's stacks in the folded output"
 		show_text "$bad"
 	fi
-	assert_eq "$(fold_parents "$T_DIR/d.fg" leaky::main | tr '\n' ' ')" "main " "$what (default filters): caller of leaky::main"
-	assert_eq "$(fold_parents "$T_DIR/d.fg" leaky::shims::boxed_work | tr '\n' ' ')" "leaky::shims::run_boxed " \
-		"$what (default filters): caller of boxed_work (the closure shim hidden)"
-	got=$(fold_parents "$T_DIR/d.fg" leaky::shims::thread_work)
-	if [ -z "$got" ] || grep -qE "$RUST_NOISE_RE" <<<"$got"; then
-		fail "$what (default filters): caller of thread_work is '$(tr '\n' ' ' <<<"$got")' (a runtime frame, or none)"
+	for site in exact_vec grow churn; do
+		assert_eq "$(fold_segment "$d.fg" main "leaky::zoo::$site")" "main;leaky::main;leaky::zoo::$site" \
+			"$what (default filters): frames from main to leaky::zoo::$site"
+	done
+	assert_eq "$(fold_segment "$d.fg" main "${names[closure]}")" "main;leaky::main;${names[closure]}" \
+		"$what (default filters): frames from main to main's closure"
+	for site in boxed caught; do
+		assert_eq "$(fold_segment "$d.fg" main "leaky::shims::${site}_work")" \
+			"main;leaky::main;leaky::shims::run_$site;leaky::shims::run_$site::${cname}_[i];leaky::shims::${site}_work" \
+			"$what (default filters): frames from main to ${site}_work (the closure kept, the runtime frames around it hidden)"
+	done
+	# a thread: std's own closures are code too, they stay
+	assert_chain "$(fold_segment "$d.fg" start_thread leaky::shims::thread_work)" \
+		"$what (default filters): frames from the thread's start to thread_work" \
+		start_thread '.*::thread_start' "std::thread::.*::${clo}_\[i\]" "std::thread::.*::$clo::${clo}_\[i\]" \
+		"leaky::shims::run_thread::${clo}_\[i\]" leaky::shims::thread_work
+	# exactly the runtime frames are gone: the program's stacks with the
+	# default filters are the stacks without them, minus the runtime frames
+	fold_frames "$n.fg" | sort -u | rust_noise_filter >"$T_DIR/noise.list"
+	assert_int_ge "$(grep -c . "$T_DIR/noise.list")" 10 "$what --no-default-filters: distinct runtime frames in the folded output"
+	fold_program "$n.fg" "$T_DIR/noise.list" >"$T_DIR/n.prog"
+	fold_program "$d.fg" >"$T_DIR/d.prog"
+	if ! cmp -s "$T_DIR/n.prog" "$T_DIR/d.prog"; then
+		fail "$what: the program's folded stacks with the default filters are not those of --no-default-filters without the runtime frames"
+		show_text "$(diff "$T_DIR/n.prog" "$T_DIR/d.prog" | grep '^[<>]' | head -6)"
 	fi
-	# off: the runtime frames are where they are
-	assert_eq "$(fold_parents "$T_DIR/n.fg" leaky::main 3 | tr '\n' ' ')" "std::rt::lang_start_internal " \
-		"$what --no-default-filters: 3rd frame above leaky::main"
-	got=$(fold_parents "$T_DIR/n.fg" leaky::main 2)
-	assert_match "$got" '^std::rt::lang_start(::<.*>)?::\{(\{closure\}|closure#0)\}$' \
-		"$what --no-default-filters: 2nd frame above leaky::main"
-	got=$(fold_parents "$T_DIR/n.fg" leaky::main 1)
-	assert_match "$got" '^std::sys(_common)?::backtrace::__rust_begin_short_backtrace(::<.*>)?$' \
-		"$what --no-default-filters: caller of leaky::main"
-	assert_eq "$(fold_parents "$T_DIR/n.fg" leaky::shims::boxed_work | tr '\n' '|')" "$shim|" \
-		"$what --no-default-filters: caller of boxed_work (the closure shim)"
-	assert_eq "$(fold_parents "$T_DIR/n.fg" leaky::shims::boxed_work 2 | tr '\n' ' ')" "leaky::shims::run_boxed " \
-		"$what --no-default-filters: 2nd frame above boxed_work"
-	got=$({
-		fold_parents "$T_DIR/n.fg" leaky::shims::thread_work 1
-		fold_parents "$T_DIR/n.fg" leaky::shims::thread_work 2
-	} | grep -cE "$RUST_NOISE_RE")
-	assert_eq "$got" 2 "$what --no-default-filters: the 2 frames above thread_work are runtime frames (thread closure shim, __rust_begin_short_backtrace)"
+	assert_int_ge "$(grep -c . "$T_DIR/d.prog")" 12 "$what (default filters): the program's stacks compared"
 	# filters hide frames, never bytes
-	assert_eq "$(fold_total "$T_DIR/d.fg")" "$(fold_total "$T_DIR/n.fg")" "$what: folded totals with and without the default filters"
-	assert_eq "$(fold_sum "$T_DIR/d.fg" leaky::zoo::exact_vec)" "$(fold_sum "$T_DIR/n.fg" leaky::zoo::exact_vec)" \
+	assert_eq "$(fold_total "$d.fg")" "$(fold_total "$n.fg")" "$what: folded totals with and without the default filters"
+	assert_eq "$(fold_sum "$d.fg" leaky::zoo::exact_vec)" "$(fold_sum "$n.fg" leaky::zoo::exact_vec)" \
 		"$what: exact_vec's bytes with and without the default filters"
-	# the report: the hidden frames are counted where they were
-	bad=$(report_parse "$T_DIR/d.out" | awk -F'\t' '$1 == "F" && $5 != "" { print $5 }' | grep -E "$RUST_NOISE_RE" | sort -u | head -4)
+
+	# ---- the report: the hidden frames are counted where they were
+	bad=$(report_functions "$d.out" | sort -u | rust_noise_filter | head -4)
 	if [ -n "$bad" ]; then
 		fail "$what (default filters): runtime frames in the report"
 		show_text "$bad"
 	fi
-	got=$(report_entry_frames "$T_DIR/d.out" allocators leaky::zoo::exact_vec | frame_pair leaky::main | tail -n1)
-	assert_eq "$got" "(3 filtered out)" "$what (default filters): frame after leaky::main in the exact_vec entry (the 3 runtime frames, hidden)"
-	got=$(report_entry_frames "$T_DIR/d.out" allocators leaky::shims::boxed_work | frame_pair leaky::shims::boxed_work | tail -n1)
-	assert_eq "$got" "(1 filtered out)" "$what (default filters): frame after boxed_work in the report (the shim, hidden)"
-	got=$(report_entry_frames "$T_DIR/d.out" allocators leaky::shims::thread_work | frame_pair leaky::shims::thread_work | tail -n1)
-	assert_eq "$got" "(2 filtered out)" "$what (default filters): frame after thread_work in the report (shim and __rust_begin_short_backtrace, hidden)"
-	assert_no_grep "$T_DIR/n.out" 'filtered out' "$what --no-default-filters: '(N filtered out)' in the report"
-	got=$(report_entry_frames "$T_DIR/n.out" allocators leaky::shims::boxed_work | frame_pair leaky::shims::boxed_work | tail -n1)
-	assert_eq "${got%% (*}" "$shim" "$what --no-default-filters: frame after boxed_work in the report"
+	assert_no_grep "$n.out" 'filtered out' "$what --no-default-filters: '(N filtered out)' in the report"
+	# each entry: the frames of --no-default-filters, each run of runtime
+	# frames one "(N filtered out)"
+	for id in exact_vec closure boxed_work caught_work thread_work; do
+		site=${names[$id]}
+		want=$(report_entry_frames "$n.out" allocators "$site" | rust_collapse)
+		got=$(report_entry_frames "$d.out" allocators "$site")
+		assert_int_ge "$(grep -c 'filtered out' <<<"$want")" 1 "$what --no-default-filters: runs of runtime frames in the entry of '$site'" &&
+			assert_frames "$got" "$want" "$what (default filters): the entry of '$site' = its frames without the default filters, runtime frames counted"
+	done
+	# the runtime frames between leaky::main and main: the 3 concrete ones
+	# (__rust_begin_short_backtrace, lang_start's closure, lang_start_internal)
+	# and the frames inlined into them
+	nmain=$(report_entry_names "$n.out" allocators leaky::zoo::exact_vec | sed -n '/^leaky::main$/,/^main$/p' | sed '1d;$d' | grep -c .)
+	assert_int_ge "$nmain" 3 "$what --no-default-filters: frames between leaky::main and main in the report"
+	got=$(report_entry_frames "$n.out" allocators leaky::zoo::exact_vec | frame_pair leaky::main | tail -n1 | report_names)
+	assert_eq "$got" "[inlined] ${RUST_MAIN_CALL[$mg]}" "$what --no-default-filters: frame after leaky::main in the report"
+	got=$(report_entry_names "$d.out" allocators leaky::zoo::exact_vec | sed -n '/^leaky::zoo::exact_vec$/,/^main$/p')
+	assert_frames "$got" "leaky::zoo::exact_vec
+leaky::main
+($nmain filtered out)
+main" "$what (default filters): exact_vec's entry from the site to main"
+	got=$(report_entry_names "$d.out" allocators leaky::shims::boxed_work | sed -n '/^leaky::shims::boxed_work$/,/^main$/p')
+	assert_frames "$got" "leaky::shims::boxed_work
+[inlined] leaky::shims::run_boxed::$cname
+(2 filtered out)
+leaky::shims::run_boxed
+leaky::main
+($nmain filtered out)
+main" "$what (default filters): boxed_work's entry from the site to main (the shim and Box's call_once hidden)"
+	got=$(report_entry_names "$d.out" allocators leaky::shims::caught_work | sed -n '/^leaky::shims::caught_work$/,/^main$/p')
+	assert_frames "$got" "leaky::shims::caught_work
+[inlined] leaky::shims::run_caught::$cname
+(3 filtered out)
+leaky::shims::run_caught
+leaky::main
+($nmain filtered out)
+main" "$what (default filters): caught_work's entry from the site to main (catch_unwind's harness hidden)"
+	got=$(report_entry_names "$d.out" allocators leaky::shims::thread_work | sed -n '/^leaky::shims::thread_work$/,$p' | head -n3)
+	assert_frames "$got" "leaky::shims::thread_work
+[inlined] leaky::shims::run_thread::$cname
+(1 filtered out)" "$what (default filters): thread_work's entry (__rust_begin_short_backtrace hidden)"
+	got=$(report_entry_frames "$n.out" allocators leaky::shims::boxed_work | frame_pair "leaky::shims::run_boxed::$cname" | tail -n1 | report_names)
+	assert_eq "$got" "$shim" "$what --no-default-filters: frame after boxed_work's closure in the report"
 }
 
-test_rust_default_filters_legacy() { # Rust legacy: lang_start, __rust_begin_short_backtrace, vtable shims hidden by default, shown with --no-default-filters
-	rust_filters leaky "$RUST_SHIM_LEGACY"
+test_rust_default_filters_legacy() { # Rust legacy: lang_start, __rust_begin_short_backtrace, vtable shims, catch_unwind hidden by default (closures kept), shown with --no-default-filters
+	rust_filters leaky legacy
 }
 
 test_rust_default_filters_v0() { # Rust v0: the same, with v0 names ({shim:vtable#0}, lang_start::<()>::{closure#0})
-	rust_filters leaky_v0 "$RUST_SHIM_V0"
+	rust_filters leaky_v0 v0
 }
 
 # ================================================================ --allocator-frame

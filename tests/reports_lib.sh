@@ -66,13 +66,98 @@ declare -A RUST_V0=(
 )
 RUST_IDS="exact_vec keeper boxed_u64 boxed_arr grow greeting zeroed churn closure boxed_work caught_work thread_work"
 
-# the Box<dyn FnOnce> shim between run_boxed and boxed_work, per mangling
-RUST_SHIM_LEGACY='core::ops::function::FnOnce::call_once{{vtable.shim}}'
-RUST_SHIM_V0='<leaky::shims::run_boxed::{closure#0} as core::ops::function::FnOnce<()>>::call_once::{shim:vtable#0}'
+# The frames that addr2line -f -i -C (and llvm-symbolizer) show between the
+# program's functions (rustc 1.95, opt-level=1), outermost first; the closures
+# of leaky.rs are inlined into their callers:
+#   main (C) ; std::rt::lang_start_internal ; 8 inlined frames of std (two
+#     catch_unwind harnesses, lang_start_internal::{closure#0}, a call through
+#     &dyn Fn) ; std::rt::lang_start::{closure} ; __rust_begin_short_backtrace ;
+#     FnOnce::call_once [inlined] ; leaky::main
+#   leaky::shims::run_boxed ; <Box<..> as FnOnce<..>>::call_once [inlined] ;
+#     the closure's vtable shim ; run_boxed::{closure} [inlined] ; boxed_work
+#   leaky::shims::run_caught ; std::panic::catch_unwind [inlined] ;
+#     std::panicking::catch_unwind [inlined] ; its do_call [inlined] ;
+#     run_caught::{closure} [inlined] ; caught_work
+#   thread_start ; <Box<dyn FnOnce> ..>::call_once [inlined] ; the vtable shim
+#     of spawn_unchecked's closure ; that closure [inlined] ; the catch_unwind
+#     harness and AssertUnwindSafe's call_once [inlined, 4 frames] ; its inner
+#     closure [inlined] ; __rust_begin_short_backtrace ;
+#     run_thread::{closure} [inlined] ; thread_work
+# Per mangling (the key of these tables: legacy, v0):
+# the closure shim between run_boxed and run_boxed's closure
+declare -A RUST_SHIM=(
+	[legacy]='core::ops::function::FnOnce::call_once{{vtable.shim}}'
+	[v0]='<leaky::shims::run_boxed::{closure#0} as core::ops::function::FnOnce<()>>::call_once::{shim:vtable#0}'
+)
+# the call of leaky::main by __rust_begin_short_backtrace (inlined into it)
+declare -A RUST_MAIN_CALL=(
+	[legacy]='core::ops::function::FnOnce::call_once'
+	[v0]='<fn() as core::ops::function::FnOnce<()>>::call_once'
+)
+# the frames of leaky::main's caller and of the closure of std::rt::lang_start
+declare -A RUST_BEGIN_SHORT=(
+	[legacy]='std::sys::backtrace::__rust_begin_short_backtrace'
+	[v0]='std::sys::backtrace::__rust_begin_short_backtrace::<fn(), ()>'
+)
+declare -A RUST_LANG_START_CLOSURE=(
+	[legacy]='std::rt::lang_start::{{closure}}'
+	[v0]='std::rt::lang_start::<()>::{closure#0}'
+)
+# a closure's name as a regular expression, and the end of a closure shim's
+declare -A RUST_CLOSURE_RE=(
+	[legacy]='\{\{closure\}\}'
+	[v0]='\{closure#[0-9]+\}'
+)
+declare -A RUST_SHIM_END_RE=(
+	[legacy]='::call_once\{\{vtable\.shim\}\}'
+	[v0]='::call_once::\{shim:vtable#0\}'
+)
+# the name maps above, per mangling
+declare -A RUST_NAMES=([legacy]=RUST_LEGACY [v0]=RUST_V0)
 
-# frames of the Rust runtime that the default filters hide (the contract's
-# "panic harness, closure shims" and the start of main / of a thread)
-RUST_NOISE_RE='^std::rt::lang_start|__rust_begin_short_backtrace|vtable\.shim|shim:vtable|^std::panicking::|^std::panic::catch_unwind|^__rust_try$|^core::ops::function::'
+# The frames of the Rust runtime that the default filters hide, spelled out
+# here on their own (src/filter.c's default_excludes is what is tested): future
+# polling, tokio, the panic harness (std::panicking, catch_unwind, __rust_try),
+# calls through the Fn traits (core::ops::function, "<X as
+# core::ops::function::FnOnce<..>>::call_once"), closure shims, LocalKey::with,
+# and the start of main and of a thread.  Closures ("{{closure}}",
+# "{closure#0}") are the program's code: none of these matches one.  Inlined
+# frames are matched without their folded "_[i]" suffix (rust_noise).
+RUST_NOISE_PATTERNS=(
+	'^<.* as core::future::future::Future>::poll$'
+	'^core::future::'
+	'^futures(_util|_core)?::.*::poll'
+	'^tokio::(runtime|task|loom)::'
+	'^std::panicking::'
+	'^std::panic::catch_unwind'
+	'^__rust_try$'
+	'^core::ops::function::'
+	'^<.* as core::ops::function::Fn(Once|Mut)?<.*>>::call(_once|_mut)?$'
+	'\{\{vtable\.shim\}\}$'
+	'\{shim:vtable#[0-9]+\}$'
+	'^std::thread::local::LocalKey<.*>::(try_)?with'
+	'^std::sys(_common)?::backtrace::__rust_begin_short_backtrace'
+	'^std::rt::lang_start'
+)
+RUST_NOISE_RE=$(
+	IFS='|'
+	printf '%s' "${RUST_NOISE_PATTERNS[*]}"
+)
+
+# rust_noise FRAME: FRAME (a function, or a folded frame) is a runtime frame
+rust_noise() {
+	local f=${1%_\[i\]}
+	[[ $f =~ $RUST_NOISE_RE ]]
+}
+
+# rust_noise_filter: the lines (frames) on stdin that are runtime frames
+rust_noise_filter() {
+	local f
+	while IFS= read -r f; do
+		rust_noise "$f" && printf '%s\n' "$f"
+	done
+	return 0
+}
 
 # folded_name NAME: how to find the frame NAME in a folded file with
 # fold_sum: NAME itself, or, when NAME has a ';' (which separates frames, so
@@ -498,4 +583,128 @@ frame_pair() {
 			sub(/^\[inlined\] /, "", l)
 			if (substr(l, 1, length(f) + 2) == f " (") { print; found = 1 }
 		}'
+}
+
+# ---------------------------------------------------------------- stacks, frame by frame
+
+# fold_segment FILE FROM TO: for every line with the frame TO, its frames from
+# the nearest FROM above TO down to TO, ';'-joined (outermost first); distinct,
+# sorted.  "<no FROM>;" and the frames from the root when no FROM is above TO.
+fold_segment() {
+	FOLD_FROM=$2 FOLD_TO=$3 awk '
+		BEGIN { from = ENVIRON["FOLD_FROM"]; to = ENVIRON["FOLD_TO"] }
+		{
+			if (!match($0, / [0-9]+$/))
+				next
+			n = split(substr($0, 1, RSTART - 1), fr, ";")
+			for (i = 1; i <= n; i++) {
+				if (fr[i] != to)
+					continue
+				for (j = i; j >= 1 && fr[j] != from; j--)
+					;
+				s = j >= 1 ? fr[j] : "<no " from ">;" fr[1]
+				for (k = (j >= 1 ? j : 1) + 1; k <= i; k++)
+					s = s ";" fr[k]
+				print s
+				break
+			}
+		}' "$1" | sort -u
+}
+
+# fold_program FILE [DROP]: the lines of the program's stacks (a frame of
+# leaky's own code, "leaky::..." or "<leaky::..."), without the frames listed
+# in the file DROP, the values of the stacks that became one added up; sorted
+fold_program() {
+	awk -v drop="${2:-}" '
+		BEGIN { if (drop != "") while ((getline l < drop) > 0) gone[l] = 1 }
+		{
+			if (!match($0, / [0-9]+$/))
+				next
+			val = substr($0, RSTART + 1) + 0
+			n = split(substr($0, 1, RSTART - 1), fr, ";")
+			prog = 0
+			s = ""
+			for (i = 1; i <= n; i++) {
+				if (fr[i] ~ /^<?leaky::/)
+					prog = 1
+				if (fr[i] in gone)
+					continue
+				s = s (s == "" ? "" : ";") fr[i]
+			}
+			if (!prog)
+				next
+			if (!(s in sum))
+				order[m++] = s
+			sum[s] += val
+		}
+		END { for (i = 0; i < m; i++) printf "%s %.0f\n", order[i], sum[order[i]] }' "$1" | LC_ALL=C sort
+}
+
+# assert_chain GOT WHAT RE...: GOT (the output of fold_segment: one line of
+# ';'-separated frames) has exactly one frame per RE, the i-th matching the
+# i-th RE as a whole
+assert_chain() {
+	local got=$1 what=$2 i=0 bad=
+	shift 2
+	local -a fr
+	if [ -z "$got" ] || [[ $got == *$'\n'* ]]; then
+		fail "$what: want one stack, got $(printf '%s\n' "$got" | grep -c .)"
+		show_text "$got"
+		return 1
+	fi
+	IFS=';' read -r -a fr <<<"$got"
+	if [ "${#fr[@]}" != $# ]; then
+		bad="${#fr[@]} frames, want $#"
+	else
+		for re; do
+			if ! [[ ${fr[i]} =~ ^($re)$ ]]; then
+				bad="frame $((i + 1)) '${fr[i]}' does not match /$re/"
+				break
+			fi
+			i=$((i + 1))
+		done
+	fi
+	if [ -n "$bad" ]; then
+		fail "$what: $bad"
+		show_text "$(tr ';' '\n' <<<"$got")"
+		return 1
+	fi
+}
+
+# re_quote TEXT: an ERE that matches TEXT
+re_quote() {
+	printf '%s' "$1" | sed -E 's/[][\.^$*+?(){}|/]/\\&/g'
+}
+
+# report_entry_names FILE SECTION FUNCTION [N]: the frames of the entry (as
+# report_entry_frames) as "FUNCTION" for an address frame, "[inlined]
+# FUNCTION" for an inlined one and "(N filtered out)"
+report_entry_names() {
+	report_entry_frames "$@" | report_names
+}
+
+# report_names: normalized frames on stdin ("FUNCTION (MODULE) FILE:LINE")
+# written as report_entry_names does
+report_names() {
+	sed -E 's/ \([^ ()]+\)( [^ ]+:[0-9]+)?$//'
+}
+
+# rust_collapse: normalized frames of an entry shown with --no-default-filters
+# on stdin, written as the default filters must show them: each run of
+# runtime frames (rust_noise) replaced by "(N filtered out)"
+rust_collapse() {
+	local fr fn n=0
+	while IFS= read -r fr; do
+		fn=$(printf '%s\n' "$fr" | report_names)
+		fn=${fn#\[inlined\] }
+		if rust_noise "$fn"; then
+			n=$((n + 1))
+			continue
+		fi
+		[ "$n" -gt 0 ] && printf '(%d filtered out)\n' "$n"
+		n=0
+		printf '%s\n' "$fr"
+	done
+	[ "$n" -gt 0 ] && printf '(%d filtered out)\n' "$n"
+	return 0
 }

@@ -34,14 +34,22 @@
 //!   churn        leaky::zoo::churn                 10 x Vec::<u8>::with_capacity(100 + i), the even i dropped,
 //!                                                  and a Vec<Vec<u8>> of capacity 10 (240 B) kept
 //!   closure      leaky::main::{closure#0}          Vec::<u16>::with_capacity(n + 7), called through &dyn Fn
-//!   boxed_work   leaky::shims::boxed_work          called by a Box<dyn FnOnce> closure (a vtable shim
-//!                                                  frame between them): Vec::<u8>::with_capacity(77)
+//!   boxed_work   leaky::shims::boxed_work          called by a Box<dyn FnOnce> closure: Vec::<u8>::with_capacity(77)
 //!   caught_work  leaky::shims::caught_work         called inside std::panic::catch_unwind: 33 B
 //!   thread_work  leaky::shims::thread_work         called in a std::thread: Vec::<u64>::with_capacity(9)
 //!
-//! Every stack of these also holds the runtime frames std::rt::lang_start*,
-//! std::sys::backtrace::__rust_begin_short_backtrace (or the thread's start
-//! frames): the noise that tracelloc's default filters hide.
+//! The closures of run_boxed, run_caught and run_thread are inlined into what
+//! calls them (addr2line -i shows them as inlined frames): run_boxed; Box's
+//! call_once [inlined]; the closure's vtable shim; the closure [inlined];
+//! boxed_work.  run_caught; catch_unwind and its do_call [inlined]; the
+//! closure [inlined]; caught_work.  The thread's start; its closure shim;
+//! std's closures and catch_unwind [inlined]; __rust_begin_short_backtrace;
+//! the closure [inlined]; thread_work.  Every stack of main also holds the
+//! runtime frames std::rt::lang_start_internal (with catch_unwind harnesses
+//! inlined), std::rt::lang_start's closure, __rust_begin_short_backtrace and
+//! FnOnce::call_once [inlined] above leaky::main: the noise that tracelloc's
+//! default filters hide (the closures themselves are the program's code,
+//! and stay).
 //!
 //! "line KEY N": the line of the allocating call in exact_vec and in the
 //! closure, and of the call of exact_vec in main.
@@ -290,7 +298,8 @@ mod shims {
         Vec::with_capacity(n)
     }
 
-    /// calls boxed_work through a Box<dyn FnOnce> (its vtable shim)
+    /// calls boxed_work through a Box<dyn FnOnce> (its vtable shim, into
+    /// which the closure is inlined)
     #[inline(never)]
     pub fn run_boxed(n: usize) -> Vec<u8> {
         // black_box after the call: the call is not a tail call, so the
