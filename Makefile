@@ -20,11 +20,12 @@ LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
 
 # test targets: tests/targets/NAME.c[pp] -> build/tests/NAME
 TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
-TARGET_C := $(filter-out tests/targets/nolibc.c,$(wildcard tests/targets/*.c))
+TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(wildcard tests/targets/*.cpp)
 TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst tests/targets/%.cpp,$(OUT)/tests/%,$(TARGET_CXX)) \
-		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc)
+		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc) \
+		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench browser-test
@@ -70,6 +71,10 @@ $(OUT)/tests/%: tests/targets/%.rs | $(OUT)/tests
 $(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
 	$(RUSTC) $(RUST_TARGET_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
+
+# a library that a target loads with dlopen after tracing began
+$(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
 
 # no libc at all: a process with no allocator we recognise
 $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests

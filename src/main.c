@@ -48,6 +48,8 @@ struct session {
 	int signal_fd;
 	double start_s;
 	struct heap_stats last_report;	/* the heap when the last report was printed */
+	uint32_t stacks_at_refresh;	/* stacks known when the maps were last read */
+	uint64_t refreshed_ns;
 	bool reported;
 };
 
@@ -396,6 +398,27 @@ static int new_timer(double first_s, double every_s)
 	return fd;
 }
 
+/*
+ * Handles waiting records. New stacks may point into code mapped since the
+ * maps were last read (dlopen, JIT): read them again now, while the process
+ * lives, at most every 10 ms.
+ */
+static int consume(struct session *s)
+{
+	uint32_t nstacks;
+	int err = events__consume(s->events);
+
+	if (err)
+		return err;
+	nstacks = stacks__count(heap__stacks(s->heap));
+	if (nstacks != s->stacks_at_refresh && now_ns() - s->refreshed_ns >= 10000000ULL) {
+		symbolizer__refresh(s->symbolizer);
+		s->stacks_at_refresh = nstacks;
+		s->refreshed_ns = now_ns();
+	}
+	return 0;
+}
+
 /* consumes events until the target exits, a signal arrives or time is up */
 static int trace(struct session *s, char *ending, size_t ending_size)
 {
@@ -440,7 +463,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			goto out;
 		}
 		if (n == 0) {
-			err = events__consume(s->events);
+			err = consume(s);
 			if (err) {
 				fail(err, "cannot process events");
 				goto out;
@@ -450,7 +473,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			int fd = evs[i].data.fd;
 
 			if (fd == events__fd(s->events)) {
-				err = events__consume(s->events);
+				err = consume(s);
 				if (err) {
 					fail(err, "cannot process events");
 					goto out;
@@ -464,7 +487,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (read(s->signal_fd, &si, sizeof(si)) != sizeof(si))
 					continue;
 				if (si.ssi_signo == SIGUSR1) {
-					events__consume(s->events);
+					consume(s);
 					write_outputs(s);
 					continue;
 				}
@@ -482,7 +505,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				symbolizer__refresh(s->symbolizer);
 				if (s->opts.interval_s <= 0)
 					continue;
-				events__consume(s->events);
+				consume(s);
 				read_loss(s, &loss);
 				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
@@ -492,7 +515,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		}
 	}
 	/* what the target sent before it ended is still in the buffer */
-	err = events__consume(s->events);
+	err = consume(s);
 	if (err)
 		fail(err, "cannot process events");
 out:

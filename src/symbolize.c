@@ -20,6 +20,9 @@
 
 struct symbolizer {
 	pid_t pid;
+	/* the target's root directory, held open: debug files are looked up
+	 * lazily, possibly after the process (and its /proc entry) is gone */
+	int root_fd;
 	Dwfl *dwfl;
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;
@@ -94,9 +97,12 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	if (!s)
 		return NULL;
 	s->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	/* debug files are looked for beside the binary, in /usr/lib/debug
 	 * (by build-id too) and in the target's own /usr/lib/debug */
-	snprintf(path, sizeof(path), ":.debug:/usr/lib/debug:/proc/%d/root/usr/lib/debug", pid);
+	snprintf(path, sizeof(path), ":.debug:/usr/lib/debug:/proc/self/fd/%d/usr/lib/debug",
+		 s->root_fd);
 	s->debuginfo_path = strdup(path);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
@@ -133,6 +139,8 @@ void symbolizer__destroy(struct symbolizer *s)
 		dwfl_end(s->dwfl);
 	maps__clear(&s->maps);
 	free(s->debuginfo_path);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
 	free(s);
 }
 
@@ -165,7 +173,7 @@ static void report_mapping(struct symbolizer *s, const struct maps *maps, const 
 	if (fd < 0)
 		return;
 	/* the name libdw uses to look for .gnu_debuglink files, in the target's root */
-	snprintf(file_name, sizeof(file_name), "/proc/%d/root%s", s->pid, m->path);
+	snprintf(file_name, sizeof(file_name), "/proc/self/fd/%d%s", s->root_fd, m->path);
 	/* libdw owns fd from here on */
 	if (!dwfl_report_elf(s->dwfl, m->path, file_name, fd, first->start, false))
 		close(fd);

@@ -178,6 +178,61 @@ test_sampling() { # --sample-bytes: estimates per site within 10% of the exact t
 	assert_eq "$(fold_sum "$T_DIR/s.fg" site_sample_freed)" 0 "sampling: a site whose blocks were all freed holds nothing"
 }
 
+test_dlopen() { # a library loaded with dlopen after attach: its frames are named, its bytes exact
+	need_target dlopen || return
+	TL_ENV=(TL_EXPECT="$T_DIR/d.exp")
+	tl_run d -i 0 -t 3 -f "$T_DIR/d.fg" -- "$TB/dlopen" "$TB/libplugin.so"
+	check_normal_end d '^target exited with status 0$' "dlopen" || return
+	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlopen"
+	assert_eq "$(fold_sum "$T_DIR/d.fg" plugin_alloc)" 2331 "dlopen: live bytes of plugin_alloc (3 x 777)"
+	assert_grep "$T_DIR/d.out" ' plugin_alloc\+0x[0-9a-f]+ \(libplugin\.so\) .*plugin\.c:[0-9]+$' \
+		"dlopen: the report names the frame, its module and its line"
+}
+
+test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [anon], its caller still found
+	need_target anon || return
+	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")
+	tl_run a -i 0 -t 3 -f "$T_DIR/a.fg" -- "$TB/anon"
+	check_normal_end a '^target exited with status 0$' "anon" || return
+	assert_eq "$(grep -c ';site_anon_caller;\[anon\] 4321$' "$T_DIR/a.fg")" 1 "anon: one folded line ending site_anon_caller;[anon] 4321"
+	assert_grep "$T_DIR/a.out" '^ +0x[0-9a-f]+ \[anon\]$' "anon: the report shows the [anon] frame"
+}
+
+test_debuglink() { # debug info found through .gnu_debuglink beside a stripped binary
+	need_target exitcode || return
+	cp "$TB/exitcode" "$T_DIR/stripped"
+	objcopy --only-keep-debug "$T_DIR/stripped" "$T_DIR/stripped.debug"
+	objcopy --strip-debug --add-gnu-debuglink="$T_DIR/stripped.debug" "$T_DIR/stripped"
+	assert_no_grep <(readelf -S "$T_DIR/stripped") 'debug_info' "debuglink: the binary has no debug info of its own"
+	tl_run with -i 0 -t 3 -- "$T_DIR/stripped" 0
+	check_normal_end with '^target exited with status 0$' "debuglink" || return
+	assert_grep "$T_DIR/with.out" ' site_exit_alloc\+0x[0-9a-f]+ \(stripped\) .*exitcode\.c:[0-9]+$' \
+		"debuglink: file:line of site_exit_alloc from stripped.debug"
+	# without the debug file: the same frame, no line, so the line came from it
+	rm -f "$T_DIR/stripped.debug"
+	tl_run without -i 0 -t 3 -- "$T_DIR/stripped" 0
+	assert_grep "$T_DIR/without.out" ' site_exit_alloc\+0x[0-9a-f]+ \(stripped\)$' \
+		"debuglink: no line once the debug file is gone"
+}
+
+test_sigusr1() { # SIGUSR1 writes the output files while tracing goes on
+	need_target sleeper || return
+	tl_bg u -i 0 -f "$T_DIR/u.fg" --svg "$T_DIR/u.svg" -- "$TB/sleeper" 8
+	if ! wait_for_grep "$T_DIR/u.err" 'attached to pid' 10 "$TL_PID"; then
+		fail "sigusr1: tracelloc did not attach"
+		return
+	fi
+	assert_eq "$(ls "$T_DIR"/u.fg "$T_DIR"/u.svg 2>/dev/null | wc -l)" 0 "sigusr1: no output before the signal"
+	kill -USR1 "$TL_PID"
+	sleep 1
+	assert_file "$T_DIR/u.fg" "sigusr1: folded file written on SIGUSR1"
+	assert_file "$T_DIR/u.svg" "sigusr1: SVG written on SIGUSR1"
+	pid_alive "$TL_PID" || fail "sigusr1: tracelloc stopped on SIGUSR1"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 20 || fail "sigusr1: tracelloc did not end on SIGINT"
+	assert_eq "$WAIT_RC" 0 "sigusr1: exit status after SIGINT"
+}
+
 test_lost_events() { # a stalled consumer and a 4 KiB ring buffer: drops are counted, seen + lost = made
 	need_target churn || return
 	local ref lost_allocs

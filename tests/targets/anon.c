@@ -1,0 +1,41 @@
+/*
+ * anon: calls malloc(4321) from machine code in an anonymous executable
+ * mapping, as JIT-compiled code would; tracelloc must name that frame
+ * [anon] and still find the caller (site_anon_caller) through the frame
+ * pointer the generated code sets up. x86-64 only.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ledger.h"
+
+SITE void *site_anon_caller(void *(*jit)(void))
+{
+	void *p = jit();
+	lg_sink = p;
+	return p;
+}
+
+int main(void)
+{
+	/* push %rbp; mov %rsp,%rbp; mov $4321,%edi; movabs $malloc,%rax;
+	 * call *%rax; pop %rbp; ret */
+	uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0xbf, 0xe1, 0x10, 0x00, 0x00, 0x48, 0xb8,
+			   0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xd0, 0x5d, 0xc3 };
+	void *(*target)(size_t) = malloc;
+	uint8_t *page;
+
+	memcpy(&code[11], &target, sizeof(target));
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		    -1, 0);
+	lg_check(page != MAP_FAILED, "mmap");
+	memcpy(page, code, sizeof(code));
+	lg_check(site_anon_caller((void *(*)(void))page) != NULL, "jit malloc");
+	lg_alloc("site_anon_caller", 4321);
+	/* live on a little, as a JIT would: the tracer reads the maps meanwhile */
+	usleep(300000);
+	return lg_write();
+}
