@@ -9,6 +9,7 @@
 #include <math.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,45 +158,43 @@ void options__free(struct options *opts)
 	opts->excludes = opts->includes = NULL;
 }
 
-static int parse_sample_bytes(const char *arg, uint64_t *out)
+/* a byte count with an optional K, M or G suffix, at most 1G; false if not one */
+static bool parse_bytes(const char *arg, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
+	if (arg[0] == '-')
+		return false;
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg && v <= (1ULL << 30)) {
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-	}
-	if (errno || end == arg || *end || v < 1 || v > (1ULL << 30) || arg[0] == '-')
+	if (errno || end == arg || v > (1ULL << 30))
+		return false;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	if (*end || v > (1ULL << 30))
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_sample_bytes(const char *arg, uint64_t *out)
+{
+	if (!parse_bytes(arg, out) || *out < 1)
 		return bad("invalid --sample-bytes '%s': expected bytes from 1 to 1G (K/M suffix)",
 			   arg);
-	*out = v;
 	return 0;
 }
 
 static int parse_size(const char *arg, uint64_t *out)
 {
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!errno && end != arg && v <= (1ULL << 30)) {
-		if (*end == 'K' || *end == 'k')
-			v <<= 10, end++;
-		else if (*end == 'M' || *end == 'm')
-			v <<= 20, end++;
-		else if (*end == 'G' || *end == 'g')
-			v <<= 30, end++;
-	}
-	if (errno || end == arg || *end || v < 4096 || v > (1ULL << 30) || (v & (v - 1)))
+	if (!parse_bytes(arg, out) || *out < 4096 || (*out & (*out - 1)))
 		return bad("invalid ring buffer size '%s': expected a power of two from 4K to 1G",
 			   arg);
-	*out = v;
 	return 0;
 }
 

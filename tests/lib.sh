@@ -523,3 +523,63 @@ bad_input_check() {
 		fail "$what: the command was run although the input is bad"
 	fi
 }
+
+# ---------------------------------------------------------------- runner
+
+# run_suite_tests SCRIPT WHAT [REGEX | -l]: runs every test_* function that
+# SCRIPT defines, in order (none can be left out), each in a subshell with
+# its own T_DIR; ends with "N passed, N failed" and fails if any test did
+run_suite_tests() {
+	local script=$1 what=$2 filter=${3:-} t t0 rc el passed=0 failed=0 suite_t0
+	local -a all failed_names=()
+
+	mapfile -t all < <(sed -nE 's/^test_([a-z0-9_]+)\(\) \{.*/\1/p' "$script")
+	if [ "$filter" = -l ]; then
+		for t in "${all[@]}"; do
+			printf '%-30s %s\n' "$t" "$(grep -m1 "^test_$t() {" "$script" | sed -n 's/.*{ *# *//p')"
+		done
+		return 0
+	fi
+	if [ "$(id -u)" != 0 ]; then
+		echo "$what tests need root (BPF uprobes)"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+	if [ ! -x "$TL" ]; then
+		echo "no tracelloc binary at $TL (run make)"
+		echo "0 passed, 1 failed"
+		return 1
+	fi
+
+	suite_init
+	suite_t0=$(now_ns)
+	for t in "${all[@]}"; do
+		if [ -n "$filter" ] && ! [[ $t =~ $filter ]]; then
+			continue
+		fi
+		t0=$(now_ns)
+		(
+			T_FAILS=0
+			T_PIDS=()
+			T_DIR=$SUITE_TMP/$t
+			mkdir -p "$T_DIR"
+			trap kill_registered EXIT
+			"test_$t"
+			exit $((T_FAILS > 0 ? 1 : 0))
+		)
+		rc=$?
+		el=$(secs_since "$t0")
+		if [ "$rc" = 0 ]; then
+			passed=$((passed + 1))
+			printf 'ok   %-30s (%ss)\n' "$t" "$el"
+		else
+			failed=$((failed + 1))
+			failed_names+=("$t")
+			printf 'FAIL %-30s (%ss)\n' "$t" "$el"
+		fi
+	done
+	echo "# $(secs_since "$suite_t0") s${failed_names[*]:+; failed: ${failed_names[*]}}"
+	[ "${TL_KEEP:-0}" = 1 ] && echo "# outputs kept in $SUITE_TMP"
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+}
