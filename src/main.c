@@ -558,10 +558,51 @@ static void session_destroy(struct session *s)
 		close(s->signal_fd);
 }
 
+/* output files: fail before tracing, not after */
+static int check_outputs(struct session *s)
+{
+	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path };
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (paths[i] && (err = outfile__check(paths[i])))
+			return fail(err, "cannot write %s", paths[i]);
+	}
+	return 0;
+}
+
+static void announce(struct session *s)
+{
+	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s->target));
+	attach__describe(s->attach, stderr);
+	fprintf(stderr, ", %d probes\n", attach__probe_count(s->attach));
+	if (s->opts.verbose) {
+		fprintf(stderr, "tracelloc: probes attached through %s links\n",
+			attach__link_kind(s->attach));
+		attach__describe_shifts(s->attach, stderr);
+	}
+}
+
+/* the end of a trace: final report, summary, the launched command, files */
+static int finish(struct session *s, const char *ending)
+{
+	heap__finish(s->heap);
+	/* the last periodic report may already say it all */
+	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
+		print_report(s);
+	print_summary(s, ending);
+	/* a command we started, cut short by --duration or a signal, ends with the trace */
+	if (target__terminate(s->target) > 0)
+		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
+			target__pid(s->target));
+	return write_outputs(s);
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .signal_fd = -1 };
-	char ending[128];
+	char ending[128] = "stopped";
 	int err;
 
 	err = options__parse(argc, argv, &s.opts);
@@ -573,16 +614,8 @@ int main(int argc, char **argv)
 	err = check_system();
 	if (!err)
 		err = build_filter(&s);
-	if (!err && s.opts.flamegraph_path) {
-		err = outfile__check(s.opts.flamegraph_path);
-		if (err)
-			err = fail(err, "cannot write %s", s.opts.flamegraph_path);
-	}
-	if (!err && s.opts.svg_path) {
-		err = outfile__check(s.opts.svg_path);
-		if (err)
-			err = fail(err, "cannot write %s", s.opts.svg_path);
-	}
+	if (!err)
+		err = check_outputs(&s);
 	if (!err && block_signals(&s))
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)
@@ -602,28 +635,10 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	s.start_s = (now_ns() / 1e9);
-	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s.target));
-	attach__describe(s.attach, stderr);
-	fprintf(stderr, ", %d probes\n", attach__probe_count(s.attach));
-	if (s.opts.verbose) {
-		fprintf(stderr, "tracelloc: probes attached through %s links\n",
-			attach__link_kind(s.attach));
-		attach__describe_shifts(s.attach, stderr);
-	}
-
-	snprintf(ending, sizeof(ending), "stopped");
+	s.start_s = now_ns() / 1e9;
+	announce(&s);
 	err = trace(&s, ending, sizeof(ending));
-	heap__finish(s.heap);
-	/* the last periodic report may already say it all */
-	if (!s.reported || memcmp(&s.last_report, heap__stats(s.heap), sizeof(s.last_report)))
-		print_report(&s);
-	print_summary(&s, ending);
-	/* a command we started, cut short by --duration or a signal, ends with the trace */
-	if (target__terminate(s.target) > 0)
-		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
-			target__pid(s.target));
-	if (write_outputs(&s))
+	if (finish(&s, ending))
 		err = 1;
 cleanup:
 	session_destroy(&s);
