@@ -1,0 +1,855 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark of tracelloc (make bench). Not a test: it prints numbers and
+# PASS/FAIL against the targets, and exits 0 whenever it could run at all.
+#
+# 1. Cost per allocator call. bench/churn (1 and 2 threads, malloc straight
+#    from the loop or through 5 frames) times its own loop, run
+#      untraced | floor: tracelloc --empty-probes (the same probes, programs
+#      that return at once) | tracelloc -p | tracelloc -p --probe-at-symbol
+#      (free probed at +0, single-stepped) | BCC memleak | bpftrace,
+#    all variants of one config back to back, RUNS times; medians.
+#    With 2 target threads at full speed (those runs, and one sustained run of
+#    ~10 s, 5-deep stacks): lost events, daemon CPU.
+# 2. Where full tracing's time goes: each BPF program's run time per call
+#    (kernel.bpf_stats_enabled, on for those runs only).
+# 3. The cost per allocator entry point (calloc, posix_memalign, ...): what a
+#    probed function whose first instruction the kernel single-steps costs.
+# 4. Daemon memory with 10 million live blocks (bench/holder).
+# 5. Attach time: from launching tracelloc -p to the target's first traced call.
+#
+# Environment: BENCH_RUNS (5), BENCH_FN_RUNS (3), BENCH_ITER (50000 loop
+# iterations per thread when traced; untraced runs do 20 times more),
+# BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread run, ~10 s traced),
+# BENCH_HOLD (10000000), BENCH_PEERS=0 to leave out memleak and bpftrace,
+# BENCH_INSTALL=0 to install nothing. Logs of the last run: build/bench/last/.
+set -u
+export LC_ALL=C
+
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$(pwd)
+TRACELLOC=$ROOT/tracelloc
+OUT=$ROOT/build/bench
+LOGS=$OUT/last
+RUNS=${BENCH_RUNS:-5}
+FN_RUNS=${BENCH_FN_RUNS:-3}
+ITER=${BENCH_ITER:-50000}
+SUSTAIN_ITER=${BENCH_SUSTAIN_ITER:-2000000}
+ITER_UNTRACED=$((ITER * 20))
+HOLD=${BENCH_HOLD:-10000000}
+PEERS=${BENCH_PEERS:-1}
+INSTALL=${BENCH_INSTALL:-1}
+BENCH_START=$EPOCHREALTIME
+
+die() { echo "bench: $*" >&2; exit 1; }
+note() { echo "bench: $*" >&2; }
+
+[ "$(id -u)" = 0 ] || die "needs root (BPF and uprobes)"
+[ -x "$TRACELLOC" ] || die "no ./tracelloc: build it first (make bench does)"
+for tool in gcc awk objdump nm ldd; do
+	command -v "$tool" >/dev/null || die "needs $tool"
+done
+
+mkdir -p "$OUT" || die "cannot create $OUT"
+rm -rf "$LOGS"
+mkdir -p "$LOGS" || die "cannot create $LOGS"
+WORK=$(mktemp -d /tmp/tracelloc-bench.XXXXXX) || die "mktemp"
+
+# kernel.bpf_stats_enabled as it was, while section 2 has it on
+BPF_STATS_OLD=""
+restore_bpf_stats() {
+	[ -n "$BPF_STATS_OLD" ] && echo "$BPF_STATS_OLD" 2>/dev/null >/proc/sys/kernel/bpf_stats_enabled
+	BPF_STATS_OLD=""
+}
+
+# every process this script starts, so that it can end them, and only them:
+# a pid is signalled only while it is still a child of this shell
+STARTED=()
+# alive PID: PID runs (not a zombie) and is a child of this shell
+alive() {
+	local st state ppid rest
+	read -r st 2>/dev/null <"/proc/$1/stat" || return 1
+	read -r state ppid rest <<<"${st##*) }"
+	[ "$state" != Z ] && [ "$ppid" = "$BASHPID" ]
+}
+signal_ours() {
+	local sig=$1 pid
+	shift
+	for pid in "$@"; do
+		alive "$pid" && kill "-$sig" "$pid" 2>/dev/null
+	done
+	return 0
+}
+cleanup() {
+	signal_ours KILL "${STARTED[@]}"
+	rm -rf "$WORK"
+	restore_bpf_stats
+}
+trap cleanup EXIT
+trap 'note interrupted; exit 1' INT TERM
+
+TARGET_CFLAGS="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread -Wall -Wextra"
+gcc $TARGET_CFLAGS -o "$OUT/churn" bench/churn.c || die "cannot build bench/churn.c"
+gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/holder.c"
+CHURN=$OUT/churn
+HOLDER=$OUT/holder
+
+# ---------------------------------------------------------------- helpers
+
+# The waits below use shell builtins only: while a target is timed, the
+# script must not take CPU from it (a grep and a sleep every few ms would).
+now() { echo "$EPOCHREALTIME"; }
+clock_us() { local t=$EPOCHREALTIME; NOW_US=$(( ${t%.*} * 1000000 + 10#${t#*.} )); }	# no fork
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+mkfifo "$WORK/snooze" && exec {SNOOZE_FD}<>"$WORK/snooze" || die "cannot make a fifo"
+snooze() { read -r -t "$1" -u "$SNOOZE_FD" _; return 0; }
+
+# has_line FILE REGEX: a line of FILE matches
+has_line() {
+	local line
+	[ -r "$1" ] || return 1
+	while IFS= read -r line; do
+		[[ $line =~ $2 ]] && return 0
+	done <"$1"
+	return 1
+}
+
+# wait_line FILE REGEX TIMEOUT_S [PID [POLL_S]]: until a line of FILE matches;
+# fails at the timeout, or once PID (the process that should write it) is gone
+wait_line() {
+	local file=$1 re=$2 deadline pid=${4:-} poll=${5:-0.005}
+	clock_us
+	deadline=$(( NOW_US + ${3%.*} * 1000000 ))
+	until has_line "$file" "$re"; do
+		if [ -n "$pid" ] && ! alive "$pid"; then
+			has_line "$file" "$re"
+			return
+		fi
+		clock_us
+		[ "$NOW_US" -gt "$deadline" ] && return 1
+		snooze "$poll"
+	done
+}
+
+# wait_exit PID TIMEOUT_S: reaps PID; kills it at the timeout (then fails)
+wait_exit() {
+	local pid=$1 deadline
+	clock_us
+	deadline=$(( NOW_US + ${2%.*} * 1000000 ))
+	while alive "$pid"; do
+		clock_us
+		if [ "$NOW_US" -gt "$deadline" ]; then
+			signal_ours KILL "$pid"
+			wait "$pid" 2>/dev/null
+			return 1
+		fi
+		snooze 0.02
+	done
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# CPU time a process has run, all its threads, in ns (scheduler accounting, not ticks)
+cpu_ns() {
+	local f ns rest total=0 any=""
+	for f in /proc/"$1"/task/*/schedstat; do
+		read -r ns rest 2>/dev/null <"$f" || continue
+		total=$((total + ns)) any=1
+	done
+	[ -n "$any" ] && echo "$total"
+}
+field() { sed -n "s/.*[ ]$2=\([^ ]*\).*/\1/p" "$1" | tail -1; }
+
+median() {
+	[ $# -eq 0 ] && { echo "n/a"; return; }
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) printf "%.1f", v[(NR + 1) / 2];
+		      else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+calc() { awk "BEGIN { x = $1; printf \"$2\", x }" 2>/dev/null || echo "n/a"; }
+isnum() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+
+apt_updated=0
+apt_install() {
+	[ "$INSTALL" = 1 ] || return 1
+	command -v apt-get >/dev/null || return 1
+	note "installing $* (apt-get)"
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >>"$LOGS/apt.log" 2>&1; then
+		[ "$apt_updated" = 1 ] && return 1
+		apt_updated=1
+		apt-get update -q >>"$LOGS/apt.log" 2>&1 || return 1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >>"$LOGS/apt.log" 2>&1 || return 1
+	fi
+}
+
+# ---------------------------------------------------------------- the machine
+
+LIBC=$(ldd "$CHURN" | awk '/libc\.so/ { print $3 }')
+LIBC=$(readlink -f "$LIBC")
+GLIBC=$(ldd --version 2>/dev/null | head -1 | awk '{ print $NF }')
+echo "== tracelloc benchmark"
+echo "kernel $(uname -r), $(nproc) CPUs, glibc $GLIBC, $("$TRACELLOC" -V 2>&1 | head -1)"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine shows up as noise)"
+echo "runs: $RUNS per variant (per-function table: $FN_RUNS), $ITER iterations per thread" \
+     "traced, $ITER_UNTRACED untraced; medians"
+
+# ---------------------------------------------------------------- probe sites
+
+# x86 uprobes emulate these first instructions (arch/x86/kernel/uprobes.c:
+# branch_setup_xol_ops, push_setup_xol_ops): push of a register, direct
+# jmp, jcc and call, and the one-byte nop. Anything else is copied out of
+# line and single-stepped: a second trap per hit.
+emulated_insn() {
+	case "$1" in
+	"push %"*|"nop") return 0 ;;
+	j*\ \**|call\ \**) return 1 ;;	# indirect: single-stepped
+	j*\ [0-9a-f]*|call\ [0-9a-f]*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+first_insn() {
+	local addr
+	addr=$(nm -D --defined-only "$LIBC" | awk -v f="$1" '{ n = $3; sub(/@.*/, "", n) } n == f { print $1; exit }')
+	[ -n "$addr" ] || return 1
+	objdump -d --no-show-raw-insn --start-address=0x"$addr" \
+		--stop-address=$(printf '0x%x' $((0x$addr + 16))) "$LIBC" |
+		awk -F'\t' '/^ *[0-9a-f]+:\t/ { sub(/ +#.*/, "", $2); gsub(/  +/, " ", $2); print $2; exit }'
+}
+
+FUNCS="malloc calloc realloc reallocarray posix_memalign aligned_alloc memalign valloc pvalloc free __call_tls_dtors"
+declare -A INSN SITE
+# what tracelloc says of its sites (-v), on a target that waits
+"$CHURN" -n 1 >"$LOGS/sites.target" 2>&1 &
+pid=$!
+STARTED+=("$pid")
+SHIFTS=""
+if wait_line "$LOGS/sites.target" '^ready' 10 "$pid"; then
+	"$TRACELLOC" -v -p "$pid" -i 0 -t 0 >"$LOGS/sites.out" 2>"$LOGS/sites.err" &
+	tpid=$!
+	STARTED+=("$tpid")
+	if wait_line "$LOGS/sites.err" 'attached to pid' 30 "$tpid"; then
+		sleep 0.1
+		SHIFTS=$(grep -E 'probed at \+' "$LOGS/sites.err")
+		PROBES_LINE=$(grep -E 'attached to pid' "$LOGS/sites.err" | sed 's/.*: //')
+		LINK_KIND=$(sed -n 's/.*attached through \(.*\) links.*/\1/p' "$LOGS/sites.err")
+	fi
+	signal_ours TERM "$tpid"
+	wait_exit "$tpid" 20
+fi
+signal_ours USR1 "$pid"
+wait_exit "$pid" 10
+
+echo
+echo "== probe sites in $LIBC (first instruction; tracelloc: ${PROBES_LINE:-?}, ${LINK_KIND:-?} links)"
+printf '%-18s %-34s %-8s %s\n' function "first instruction" "return" "tracelloc probes at"
+for f in $FUNCS; do
+	insn=$(first_insn "$f") || insn="(not in libc)"
+	shift_=$(echo "$SHIFTS" | sed -n "s/^tracelloc: $f probed at +\([0-9]*\).*/\1/p")
+	ret=yes
+	case "$f" in free|__call_tls_dtors) ret=no ;; esac
+	if [ -n "$shift_" ]; then
+		site="+$shift_: emulated (shifted past the first instruction)"
+	elif emulated_insn "$insn"; then
+		site="+0: emulated"
+	else
+		site="+0: SINGLE-STEPPED (a second trap per call)"
+	fi
+	INSN[$f]=$insn
+	SITE[$f]=$site
+	printf '%-18s %-34s %-8s %s\n' "$f" "$insn" "$ret" "$site"
+done
+echo "(a return probe hooks the entry too: a function that needs one cannot be probed past its first instruction)"
+
+# ---------------------------------------------------------------- peers
+
+MEMLEAK_SKIP=""
+BPFTRACE_SKIP=""
+PEER_NS=()	# command prefix for the peers: a mount namespace with tracefs, if needed
+TRACEFS_NOTE="not needed (the peers attach through the perf uprobe PMU)"
+if [ "$PEERS" != 1 ]; then
+	MEMLEAK_SKIP="BENCH_PEERS=0"
+	BPFTRACE_SKIP="BENCH_PEERS=0"
+fi
+
+setup_memleak() {
+	local arch kdir hdr common release
+	if ! command -v memleak-bpfcc >/dev/null; then
+		apt_install bpfcc-tools || { MEMLEAK_SKIP="bpfcc-tools not installed"; return; }
+	fi
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import bcc' 2>/dev/null ||
+		{ MEMLEAK_SKIP="python3-bpfcc not importable"; return; }
+	# BCC compiles its BPF program against kernel headers. It finds none for
+	# this kernel; Debian's 6.1 headers serve (memleak uses only uapi and
+	# helper definitions). Debian splits them into -ARCH and -common, which
+	# BCC_KERNEL_SOURCE cannot name both of: a merged tree of symlinks can.
+	release=$(uname -r)
+	kdir=/lib/modules/$release
+	if [ -e "$kdir/build/include/linux/kconfig.h" ] || [ -e "$kdir/source/include/linux/kconfig.h" ] ||
+	   [ -e /sys/kernel/kheaders.tar.xz ]; then
+		BCC_HEADERS="the running kernel's"
+		return
+	fi
+	arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+	find_headers() {
+		ls -d /usr/src/linux-headers-[0-9]*-"$arch" 2>/dev/null | grep -v -e cloud -e '-rt-' | sort -V | tail -1
+	}
+	hdr=$(find_headers)
+	if [ -z "$hdr" ]; then
+		apt_install "linux-headers-$arch" || { MEMLEAK_SKIP="no kernel headers for BCC (linux-headers-$arch not installed)"; return; }
+		hdr=$(find_headers)
+	fi
+	common=${hdr%-"$arch"}-common
+	if [ -z "$hdr" ] || [ ! -d "$common" ]; then
+		MEMLEAK_SKIP="no kernel headers for BCC (no $common)"
+		return
+	fi
+	mkdir -p "$WORK/kheaders"
+	if ! cp -as "$common/." "$WORK/kheaders/" 2>>"$LOGS/kheaders.log" ||
+	   ! cp -as --remove-destination "$hdr/." "$WORK/kheaders/" 2>>"$LOGS/kheaders.log"; then
+		MEMLEAK_SKIP="could not assemble kernel headers for BCC (see $LOGS/kheaders.log)"
+		return
+	fi
+	export BCC_KERNEL_SOURCE=$WORK/kheaders
+	BCC_HEADERS="$(basename "$hdr") + -common, for kernel $release"
+}
+
+setup_bpftrace() {
+	if ! command -v bpftrace >/dev/null; then
+		apt_install bpftrace || { BPFTRACE_SKIP="bpftrace not installed"; return; }
+	fi
+}
+
+if [ "$PEERS" = 1 ]; then
+	setup_memleak
+	setup_bpftrace
+	# both attach uprobes through the perf uprobe PMU; without it they write
+	# uprobe_events in tracefs: mount it in a mount namespace of their own
+	if [ ! -e /sys/bus/event_source/devices/uprobe/type ] && [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+	   [ ! -e /sys/kernel/debug/tracing/uprobe_events ] && command -v unshare >/dev/null; then
+		PEER_NS=(unshare -m --propagation private sh -c 'mount -t tracefs nodev /sys/kernel/tracing && exec "$0" "$@"')
+		TRACEFS_NOTE="no uprobe PMU: mounted for the peers only, in a mount namespace of their own"
+	fi
+fi
+
+# "what a user would write": a leak tracer in bpftrace, per-address sizes and stacks
+write_bpftrace_script() {
+	cat >"$WORK/leak.bt" <<EOF
+BEGIN { printf("bpftrace: attached\n"); }
+uprobe:$LIBC:free /pid == \$1/ { delete(@size[arg0]); delete(@stack[arg0]); }
+uprobe:$LIBC:malloc /pid == \$1/ { @req[tid] = arg0; }
+uretprobe:$LIBC:malloc /pid == \$1 && @req[tid]/ {
+	@size[retval] = @req[tid];
+	@stack[retval] = ustack;
+	delete(@req[tid]);
+}
+END { clear(@size); clear(@stack); clear(@req); }
+EOF
+}
+write_bpftrace_script
+
+# ---------------------------------------------------------------- one measurement
+
+# measure VARIANT TAG CHURN_ARGS...: runs churn under VARIANT; sets R_NS (ns per
+# call), R_ITER_NS, R_WALL, R_READY (ms from launching the tracer to its ready
+# line), and for tracelloc R_LOST, R_ALLOCS, R_MALLOCS, and R_CPU (full only:
+# the daemon's CPU seconds from the start signal until it has drained the
+# loop's records). Fails with R_WHY set.
+measure() {
+	local variant=$1 tag=$2 target tracer="" dpid="" t0 t1 start_ns="" prev cur i extra=()
+	shift 2
+	R_NS="" R_ITER_NS="" R_WALL="" R_READY="" R_LOST="" R_ALLOCS="" R_MALLOCS="" R_CPU="" R_WHY=""
+	case "$variant" in
+	memleak|bpftrace) extra=(-w) ;;	# and check that free() is probed
+	full) extra=(-l 500) ;;		# stay half a second: the daemon is measured then
+	esac
+	"$CHURN" "$@" "${extra[@]}" >"$LOGS/$tag.target" 2>&1 &
+	target=$!
+	STARTED+=("$target")
+	if ! wait_line "$LOGS/$tag.target" '^ready' 30 "$target"; then
+		R_WHY="churn did not start"
+		signal_ours KILL "$target"; wait_exit "$target" 5
+		return 1
+	fi
+	t0=$(now)
+	case "$variant" in
+	untraced) ;;
+	floor|full|symbol)
+		local flags=()
+		[ "$variant" = floor ] && flags=(--empty-probes)
+		[ "$variant" = symbol ] && flags=(--probe-at-symbol)
+		"$TRACELLOC" "${flags[@]}" -p "$target" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+		dpid=$!
+		STARTED+=("$dpid")
+		if ! wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+			R_WHY="tracelloc did not attach: $(tail -1 "$LOGS/$tag.err")"
+			signal_ours KILL "$target"; wait_exit "$target" 5; wait_exit "$dpid" 10
+			return 1
+		fi
+		start_ns=$(cpu_ns "$dpid")
+		;;
+	memleak)
+		PYTHONUNBUFFERED=1 "${PEER_NS[@]}" /usr/bin/python3 "$ROOT/bench/memleak.py" -p "$target" 3600 \
+			>"$LOGS/$tag.out" 2>&1 &
+		tracer=$!
+		STARTED+=("$tracer")
+		if ! wait_line "$LOGS/$tag.out" '^memleak: attached' 180 "$tracer"; then
+			R_WHY="memleak did not attach: $(grep -v '^ ' "$LOGS/$tag.out" | tail -1)"
+			signal_ours KILL "$target" "$tracer"; wait_exit "$target" 5; wait_exit "$tracer" 10
+			return 1
+		fi
+		;;
+	bpftrace)
+		"${PEER_NS[@]}" bpftrace -p "$target" "$WORK/leak.bt" "$target" >"$LOGS/$tag.out" 2>&1 &
+		tracer=$!
+		STARTED+=("$tracer")
+		if ! wait_line "$LOGS/$tag.out" '^bpftrace: attached' 120 "$tracer"; then
+			R_WHY="bpftrace did not attach: $(grep -v '^ ' "$LOGS/$tag.out" | tail -1)"
+			signal_ours KILL "$target" "$tracer"; wait_exit "$target" 5; wait_exit "$tracer" 10
+			return 1
+		fi
+		;;
+	esac
+	t1=$(now)
+	[ "$variant" != untraced ] && R_READY=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')
+	signal_ours USR1 "$target"
+	if [ "$variant" = full ] && [ -n "$start_ns" ] &&
+	   wait_line "$LOGS/$tag.target" '^churn:' 600 "$target" 0.02; then
+		# the loop is over and the target lingers: until the daemon idles
+		prev=$(cpu_ns "$dpid")
+		for i in 1 2 3 4; do
+			sleep 0.08
+			cur=$(cpu_ns "$dpid")
+			[ -n "$cur" ] && [ -n "$prev" ] || { cur=""; break; }
+			[ $((cur - prev)) -lt 2000000 ] && break
+			prev=$cur
+		done
+		[ -n "$cur" ] && R_CPU=$(awk -v a="$start_ns" -v b="$cur" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+	fi
+	if ! wait_exit "$target" 600; then
+		R_WHY="churn did not finish in 600 s"
+	fi
+	case "$variant" in
+	floor|full|symbol)
+		wait_exit "$dpid" 120 || R_WHY="${R_WHY:-tracelloc did not end after its target}"
+		R_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
+		R_ALLOCS=$(sed -n 's/^ *allocation calls: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
+		;;
+	memleak|bpftrace)
+		signal_ours INT "$tracer"
+		wait_exit "$tracer" 60 || note "$variant did not stop on SIGINT; killed"
+		;;
+	esac
+	R_NS=$(field "$LOGS/$tag.target" ns_per_call)
+	R_ITER_NS=$(field "$LOGS/$tag.target" ns_per_iteration)
+	R_WALL=$(field "$LOGS/$tag.target" wall_s)
+	R_MALLOCS=$(field "$LOGS/$tag.target" mallocs)
+	if [ -n "$R_WHY" ] || [ -z "$R_NS" ]; then
+		R_WHY=${R_WHY:-"churn printed no result: $(tail -1 "$LOGS/$tag.target")"}
+		return 1
+	fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 1. cost per call
+
+CONFIGS="1:0 1:5 2:0 2:5"
+VARIANTS="untraced floor full symbol memleak bpftrace"
+declare -A NS READY LOST ALLOCS MALLOCS CPUFRAC WHY
+
+variant_skipped() {
+	case "$1" in
+	memleak) [ -n "$MEMLEAK_SKIP" ] ;;
+	bpftrace) [ -n "$BPFTRACE_SKIP" ] ;;
+	*) return 1 ;;
+	esac
+}
+
+echo
+echo "== 1. cost per allocator call (progress: ns per call, each run)"
+for config in $CONFIGS; do
+	threads=${config%:*}
+	depth=${config#*:}
+	for run in $(seq "$RUNS"); do
+		line="  threads=$threads depth=$depth run $run:"
+		for v in $VARIANTS; do
+			variant_skipped "$v" && continue
+			iter=$ITER
+			[ "$v" = untraced ] && iter=$ITER_UNTRACED
+			key="$config/$v"
+			if measure "$v" "churn-t$threads-d$depth-$v-$run" -t "$threads" -d "$depth" -n "$iter"; then
+				NS[$key]="${NS[$key]:-} $R_NS"
+				[ -n "$R_READY" ] && READY[$key]="${READY[$key]:-} $R_READY"
+				if [ "$v" = full ]; then
+					LOST[$key]="${LOST[$key]:-} ${R_LOST:-?}"
+					ALLOCS[$key]="${ALLOCS[$key]:-} ${R_ALLOCS:-?}/$R_MALLOCS"
+					isnum "${R_CPU:-x}" &&
+						CPUFRAC[$key]="${CPUFRAC[$key]:-} $(calc "$R_CPU / $R_WALL" %.3f)"
+				fi
+				line="$line $v=$R_NS"
+			else
+				WHY[$key]=$R_WHY
+				line="$line $v=FAILED"
+				note "$v (threads=$threads depth=$depth): $R_WHY"
+				# a peer that cannot attach once will not later: stop trying
+				[ "$v" = memleak ] && MEMLEAK_SKIP="failed: $R_WHY"
+				[ "$v" = bpftrace ] && BPFTRACE_SKIP="failed: $R_WHY"
+			fi
+		done
+		echo "$line"
+	done
+done
+
+echo "  sustained: 2 threads, depth 5, $SUSTAIN_ITER iterations each, under tracelloc -p"
+if measure full "sustain" -t 2 -d 5 -n "$SUSTAIN_ITER"; then
+	SUSTAIN_LOST=${R_LOST:-?}
+	SUSTAIN_SEEN="${R_ALLOCS:-?}/$R_MALLOCS"
+	SUSTAIN_WALL=$R_WALL
+	SUSTAIN_NS=$R_NS
+	isnum "${R_CPU:-x}" && SUSTAIN_CPU=$(calc "$R_CPU / $R_WALL" %.3f)
+	echo "    $R_NS ns per call over $R_WALL s; lost events: ${R_LOST:-?};" \
+	     "allocation calls seen/made: $SUSTAIN_SEEN; daemon: ${SUSTAIN_CPU:-n/a} of a core"
+else
+	note "sustained run: $R_WHY"
+fi
+
+# ---------------------------------------------------------------- 2. inside the programs
+
+# where full tracing's time goes: the kernel's run time of each BPF program
+# (kernel.bpf_stats_enabled, on for these two runs only), read from the
+# daemon's program fds while the target lingers
+declare -A PROG_NS
+echo
+echo "== 2. inside the BPF programs (kernel.bpf_stats_enabled, 1 thread)"
+if read -r old 2>/dev/null </proc/sys/kernel/bpf_stats_enabled &&
+   echo 1 2>/dev/null >/proc/sys/kernel/bpf_stats_enabled; then
+	BPF_STATS_OLD=$old
+	for depth in 0 5; do
+		tag=progs-d$depth
+		"$CHURN" -t 1 -d "$depth" -n "$ITER" -l 1500 >"$LOGS/$tag.target" 2>&1 &
+		pid=$!
+		STARTED+=("$pid")
+		wait_line "$LOGS/$tag.target" '^ready' 30 "$pid" || continue
+		"$TRACELLOC" -p "$pid" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+		dpid=$!
+		STARTED+=("$dpid")
+		if wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+			signal_ours USR1 "$pid"
+			if wait_line "$LOGS/$tag.target" '^churn:' 600 "$pid"; then
+				sleep 0.3
+				for fdinfo in /proc/"$dpid"/fdinfo/*; do
+					grep -q '^prog_id:' "$fdinfo" 2>/dev/null || continue
+					id=$(awk '/^prog_id:/ { print $2 }' "$fdinfo")
+					name=$(bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p')
+					awk -v n="${name:-prog $id}" '/^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
+						END { if (c) printf "%s %d %.0f\n", n, c, t / c }' "$fdinfo"
+				done | sort -u >"$LOGS/$tag.progs"
+			fi
+		fi
+		wait_exit "$pid" 60
+		wait_exit "$dpid" 60
+		line=""
+		while read -r name cnt avg; do
+			line="$line $name: $avg ns x $cnt runs;"
+			PROG_NS[$depth/$name]=$avg
+		done <"$LOGS/$tag.progs"
+		echo "  depth $depth:${line:- no figures}"
+	done
+	restore_bpf_stats
+else
+	echo "  kernel.bpf_stats_enabled cannot be set: skipped"
+fi
+
+# ---------------------------------------------------------------- 3. per function
+
+FN_ITER=$((ITER / 5))
+FN_LIST="malloc calloc realloc reallocarray posix_memalign aligned_alloc memalign valloc pvalloc"
+declare -A FN_NS
+echo
+echo "== 3. per allocator function (1 thread; progress: ns per iteration = one call and one free)"
+for f in $FN_LIST; do
+	line="  $f:"
+	for run in $(seq "$FN_RUNS"); do
+		for v in untraced floor full; do
+			iter=$FN_ITER
+			[ "$v" = untraced ] && iter=$((FN_ITER * 20))
+			if measure "$v" "fn-$f-$v-$run" -f "$f" -n "$iter"; then
+				FN_NS[$f/$v]="${FN_NS[$f/$v]:-} $R_ITER_NS"
+				line="$line $v=$R_ITER_NS"
+			else
+				line="$line $v=FAILED"
+				note "$f $v: $R_WHY"
+			fi
+		done
+	done
+	echo "$line"
+done
+
+# ---------------------------------------------------------------- 4. memory
+
+echo
+echo "== 4. daemon memory: $HOLD live blocks of 16..64 bytes from 4 stacks of 12 frames"
+MEM_OK=""
+"$HOLDER" "$HOLD" >"$LOGS/holder.target" 2>&1 &
+hpid=$!
+STARTED+=("$hpid")
+if wait_line "$LOGS/holder.target" '^ready' 60 "$hpid"; then
+	"$TRACELLOC" -p "$hpid" -i 1 -t 0 -f "$WORK/holder.fg" -m live-count \
+		>"$LOGS/holder.out" 2>"$LOGS/holder.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	if wait_line "$LOGS/holder.err" 'attached to pid' 60 "$dpid"; then
+		sleep 0.2
+		BASE_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+		signal_ours USR1 "$hpid"
+		if wait_line "$LOGS/holder.target" '^holding' 900 "$hpid" 0.1; then
+			# until the daemon has drained the ring buffer: it idles
+			prev=$(cpu_ns "$dpid")
+			for i in $(seq 60); do
+				sleep 0.5
+				cur=$(cpu_ns "$dpid")
+				[ -n "$cur" ] && [ -n "$prev" ] || break
+				[ $((cur - prev)) -lt 5000000 ] && break
+				prev=$cur
+			done
+			HOLD_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+			HOLD_HWM=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
+			MEM_OK=1
+		fi
+		signal_ours USR1 "$hpid"
+		wait_exit "$hpid" 60
+		wait_exit "$dpid" 300
+		LIVE=$(sed -n 's/^ *live allocations: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
+		HOLD_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
+		STACKS=$(wc -l <"$WORK/holder.fg" 2>/dev/null || echo "?")
+		# the live line of each second: when did records start to be lost?
+		LOST_AT=$(awk '/live: .* lost: [1-9]/ { print prev_live "-" $4; exit }
+			/live: / { prev_live = $4 }' "$LOGS/holder.out")
+		cp "$WORK/holder.fg" "$LOGS/holder.fg" 2>/dev/null
+	else
+		note "tracelloc did not attach to the holder: $(tail -1 "$LOGS/holder.err")"
+		signal_ours KILL "$hpid"
+		wait_exit "$dpid" 30
+	fi
+else
+	note "holder did not start"
+fi
+wait_exit "$hpid" 10
+HOLD_TIME=$(sed -n 's/^holding [0-9]* in \([0-9.]*\) s/\1/p' "$LOGS/holder.target")
+if [ -n "$MEM_OK" ] && isnum "${LIVE:-x}" && [ "${LIVE:-0}" -gt 0 ]; then
+	MEM_PER=$(calc "($HOLD_RSS - $BASE_RSS) * 1024 / $LIVE" %.1f)
+	MEM_TOTAL_PER=$(calc "$HOLD_RSS * 1024 / $LIVE" %.1f)
+	MEM_PEAK_PER=$(calc "($HOLD_HWM - $BASE_RSS) * 1024 / $LIVE" %.1f)
+	echo "  allocating them took ${HOLD_TIME:-?} s traced; tracelloc holds $LIVE live allocations" \
+	     "(lost events: ${HOLD_LOST:-?}) in $STACKS distinct stacks (folded output lines)"
+	[ -n "${LOST_AT:-}" ] &&
+		echo "  records were first lost (ring buffer full) between ${LOST_AT/-/ and } live allocations" \
+		     "(see the per-second lines in $LOGS/holder.out)"
+	echo "  daemon VmRSS: baseline $((BASE_RSS / 1024)) MiB after attach, $((HOLD_RSS / 1024)) MiB holding" \
+	     "them, peak (VmHWM) $((HOLD_HWM / 1024)) MiB"
+	echo "  per live allocation: $MEM_PER B over the baseline ($MEM_TOTAL_PER B all told), peak $MEM_PEAK_PER B"
+else
+	echo "  could not measure (see $LOGS/holder.*)"
+fi
+
+# ---------------------------------------------------------------- 5. attach time
+
+echo
+echo "== 5. attach time: launching tracelloc -p to the target's first traced call (3 runs)"
+ATTACH_FIRST=() ATTACH_LINE=()
+for run in 1 2 3; do
+	"$CHURN" -a >"$LOGS/attach-$run.target" 2>&1 &
+	pid=$!
+	STARTED+=("$pid")
+	wait_line "$LOGS/attach-$run.target" '^ready' 30 "$pid" || { note "churn -a did not start"; continue; }
+	sleep 0.1
+	t0=$EPOCHREALTIME
+	"$TRACELLOC" -p "$pid" -i 0 -t 0 >"$LOGS/attach-$run.out" \
+		2> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$LOGS/attach-$run.err") &
+	tpid=$!
+	STARTED+=("$tpid")
+	wait_exit "$pid" 30
+	wait_exit "$tpid" 30
+	sleep 0.05
+	first=$(sed -n 's/^first_traced_ns=//p' "$LOGS/attach-$run.target")
+	line=$(awk '/attached to pid/ { print $1; exit }' "$LOGS/attach-$run.err")
+	if [ -n "$first" ]; then
+		ATTACH_FIRST+=("$(awk -v f="$first" -v t="$t0" 'BEGIN { printf "%.1f", (f / 1e9 - t) * 1000 }')")
+	fi
+	[ -n "$line" ] && ATTACH_LINE+=("$(awk -v l="$line" -v t="$t0" 'BEGIN { printf "%.1f", (l - t) * 1000 }')")
+done
+ATTACH_MS=$(median "${ATTACH_FIRST[@]}")
+ATTACH_LINE_MS=$(median "${ATTACH_LINE[@]}")
+echo "  first traced call: ${ATTACH_FIRST[*]:-none} ms; \"attached\" line on stderr: ${ATTACH_LINE[*]:-none} ms"
+echo "  (includes process start, loading and verifying the BPF programs, reading the target's"
+echo "   maps and libc's symbols, creating the uprobe links; the daemon reads the first records"
+echo "   within its 20 ms poll)"
+
+# ---------------------------------------------------------------- report
+
+declare -A NAMES
+NAMES[untraced]="untraced"
+NAMES[floor]="floor (--empty-probes)"
+NAMES[full]="tracelloc -p"
+NAMES[symbol]="tracelloc --probe-at-symbol"
+NAMES[memleak]="BCC memleak-bpfcc"
+NAMES[bpftrace]="bpftrace"
+
+WORST_FLOOR=""  WORST_FLOOR_CFG=""
+WORST_PEER=""   WORST_PEER_CFG=""
+declare -A MED ADDED
+echo
+echo "================================================================ results"
+echo "ns per allocator call (malloc and free calls both counted), median of $RUNS runs;"
+echo "added = minus untraced; vs floor = added / floor's added; x tracelloc = added / tracelloc -p's added;"
+echo "ready ms = from launching the tracer to its attached line (memleak: its BPF program compiles first)"
+for config in $CONFIGS; do
+	threads=${config%:*}
+	depth=${config#*:}
+	echo
+	chain="malloc straight from the loop"
+	[ "$depth" -gt 0 ] && chain="malloc $depth frames below the loop"
+	echo "-- $threads thread(s), $chain"
+	printf '  %-28s %9s %9s %9s %15s %9s\n' variant ns/call added "vs floor" "x tracelloc" "ready ms"
+	for v in $VARIANTS; do
+		key="$config/$v"
+		MED[$key]=$(median ${NS[$key]:-})
+	done
+	base=${MED[$config/untraced]}
+	for v in $VARIANTS; do
+		key="$config/$v"
+		med=${MED[$key]}
+		if [ "$med" = n/a ]; then
+			reason=${WHY[$key]:-}
+			[ "$v" = memleak ] && reason=${reason:-$MEMLEAK_SKIP}
+			[ "$v" = bpftrace ] && reason=${reason:-$BPFTRACE_SKIP}
+			printf '  %-28s skipped: %s\n' "${NAMES[$v]}" "${reason:-no result}"
+			continue
+		fi
+		added="" vsfloor="" peer="" ready=""
+		if [ "$v" != untraced ] && isnum "$base"; then
+			added=$(calc "$med - $base" %.1f)
+			ADDED[$key]=$added
+		fi
+		floor_added=${ADDED[$config/floor]:-}
+		full_added=${ADDED[$config/full]:-}
+		if [ -n "$added" ] && [ "$v" != floor ] && isnum "${floor_added:-x}"; then
+			vsfloor=$(calc "$added / $floor_added" %.2fx)
+		fi
+		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ]; } &&
+		   isnum "${full_added:-x}"; then
+			peer=$(calc "$added / $full_added" %.2fx)
+		fi
+		[ -n "${READY[$key]:-}" ] && ready=$(median ${READY[$key]})
+		printf '  %-28s %9s %9s %9s %15s %9s\n' "${NAMES[$v]}" "$med" "${added:--}" "${vsfloor:--}" \
+			"${peer:--}" "${ready:--}"
+	done
+	# the targets, worst config
+	full_added=${ADDED[$config/full]:-}
+	floor_added=${ADDED[$config/floor]:-}
+	mem_added=${ADDED[$config/memleak]:-}
+	if isnum "${full_added:-x}" && isnum "${floor_added:-x}"; then
+		r=$(calc "$full_added / $floor_added" %.3f)
+		if [ -z "$WORST_FLOOR" ] || awk -v a="$r" -v b="$WORST_FLOOR" 'BEGIN { exit !(a > b) }'; then
+			WORST_FLOOR=$r WORST_FLOOR_CFG="$threads thread(s), depth $depth"
+		fi
+	fi
+	if isnum "${full_added:-x}" && isnum "${mem_added:-x}"; then
+		r=$(calc "$mem_added / $full_added" %.3f)
+		if [ -z "$WORST_PEER" ] || awk -v a="$r" -v b="$WORST_PEER" 'BEGIN { exit !(a < b) }'; then
+			WORST_PEER=$r WORST_PEER_CFG="$threads thread(s), depth $depth"
+		fi
+	fi
+	echo "  tracelloc -p: lost events per run: ${LOST[$config/full]:-n/a};" \
+	     "allocation calls seen/made: ${ALLOCS[$config/full]:-n/a}"
+	echo "  daemon CPU, share of a core over the timed loop: ${CPUFRAC[$config/full]:-n/a}"
+	if isnum "${full_added:-x}" && isnum "${floor_added:-x}" && isnum "${PROG_NS[$depth/leave_alloc]:-x}"; then
+		echo "  full - floor per malloc+free pair: $(calc "2 * ($full_added - $floor_added)" %.0f) ns;" \
+		     "BPF programs (section 2, 1 thread): leave_alloc ${PROG_NS[$depth/leave_alloc]} ns" \
+		     "+ 2 x enter_call ${PROG_NS[$depth/enter_call]:-?} ns"
+	fi
+done
+
+echo
+echo "-- per allocator function, 1 thread, called through one frame: ns per iteration (one call"
+echo "   and one free), median of $FN_RUNS runs; added = minus untraced"
+printf '  %-15s %-30s %9s %11s %11s %14s\n' function "first instruction" untraced "floor added" "full added" "full - malloc's"
+malloc_full=""
+for f in $FN_LIST; do
+	u=$(median ${FN_NS[$f/untraced]:-})
+	fl=$(median ${FN_NS[$f/floor]:-})
+	fu=$(median ${FN_NS[$f/full]:-})
+	fa="n/a" ua="n/a" extra="-"
+	isnum "$u" && isnum "$fl" && fa=$(calc "$fl - $u" %.0f)
+	isnum "$u" && isnum "$fu" && ua=$(calc "$fu - $u" %.0f)
+	[ "$f" = malloc ] && malloc_full=$ua
+	[ "$f" != malloc ] && isnum "$ua" && isnum "${malloc_full:-x}" && extra=$(calc "$ua - $malloc_full" %+.0f)
+	printf '  %-15s %-30s %9s %11s %11s %14s\n' "$f" "${INSN[$f]:-?}" "$u" "$fa" "$ua" "$extra"
+done
+echo "  (realloc(NULL, n) jumps to malloc and reallocarray to realloc: their inner entries trap too;"
+echo "   free is probed at ${SITE[free]%%:*}; between the emulated rows, differences under ~1 us are noise)"
+
+# ---------------------------------------------------------------- verdicts
+
+verdict() { if [ "$1" = 1 ]; then echo PASS; elif [ "$1" = 0 ]; then echo FAIL; else echo "N/A "; fi; }
+le() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+ge() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? 1 : 0 }'; }
+
+echo
+echo "================================================================ targets"
+v=$(le "$WORST_FLOOR" 1.5)
+echo "$(verdict "$v") full tracing with stacks adds <= 1.5x the emulated-site floor per call:" \
+     "worst ${WORST_FLOOR:-n/a}x ($WORST_FLOOR_CFG)"
+if [ -n "$WORST_PEER" ]; then
+	v=$(ge "$WORST_PEER" 4)
+	echo "$(verdict "$v") full tracing adds >= 4x less than BCC memleak per call:" \
+	     "worst ${WORST_PEER}x ($WORST_PEER_CFG)"
+else
+	echo "N/A  full tracing adds >= 4x less than BCC memleak per call: memleak ${MEMLEAK_SKIP:-gave no result}"
+fi
+
+# 2 threads at full speed: every run of both 2-thread configs, and the sustained one
+lost_all="${SUSTAIN_LOST:-}" cpu_all="${SUSTAIN_CPU:-}" seen_ok=1
+for config in $CONFIGS; do
+	[ "${config%:*}" = 2 ] || continue
+	lost_all="$lost_all ${LOST[$config/full]:-}"
+	cpu_all="$cpu_all ${CPUFRAC[$config/full]:-}"
+done
+for pair in ${SUSTAIN_SEEN:-} ${ALLOCS[2:0/full]:-} ${ALLOCS[2:5/full]:-}; do
+	[ "${pair%/*}" = "${pair#*/}" ] || seen_ok=0
+done
+lost_max=$(printf '%s\n' $lost_all | grep -E '^[0-9]+$' | sort -n | tail -1)
+cpu_max=$(printf '%s\n' $cpu_all | grep -E '^[0-9.]+$' | sort -g | tail -1)
+if [ -n "$lost_max" ]; then v=$([ "$lost_max" = 0 ] && echo 1 || echo 0); else v=x; fi
+echo "$(verdict "$v") 2 target threads at full speed: zero lost events: most lost in a run ${lost_max:-n/a}," \
+     "sustained ${SUSTAIN_WALL:-?} s run: ${SUSTAIN_LOST:-n/a} (every allocation call seen: $([ "$seen_ok" = 1 ] && echo yes || echo NO))"
+v=$(le "${cpu_max:-x}" 0.5)
+echo "$(verdict "$v") 2 target threads at full speed: daemon <= half a core: worst ${cpu_max:-n/a} of a core"
+if [ -n "${MEM_PER:-}" ]; then
+	v=$(le "$MEM_PER" 64)
+	echo "$(verdict "$v") daemon memory <= 64 B per live allocation: $MEM_PER B over the baseline" \
+	     "($MEM_TOTAL_PER B with it; peak $MEM_PEAK_PER B), $STACKS stacks for $LIVE blocks"
+else
+	echo "N/A  daemon memory <= 64 B per live allocation: not measured"
+fi
+v=$(le "$ATTACH_MS" 100)
+echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATTACH_MS ms" \
+     "(\"attached\" line: $ATTACH_LINE_MS ms)"
+
+echo
+if [ -n "$MEMLEAK_SKIP" ]; then
+	peer_memleak="skipped: $MEMLEAK_SKIP"
+else
+	peer_memleak="BCC $(dpkg-query -W -f='${Version}' bpfcc-tools 2>/dev/null), run through bench/memleak.py"
+	peer_memleak="$peer_memleak (its uprobe binding fixed), headers: ${BCC_HEADERS:-?}"
+fi
+if [ -n "$BPFTRACE_SKIP" ]; then
+	peer_bpftrace="skipped: $BPFTRACE_SKIP"
+else
+	peer_bpftrace="$(bpftrace --version 2>/dev/null), uprobe+uretprobe on malloc, uprobe on free, ustack per block"
+fi
+echo "memleak: $peer_memleak"
+echo "bpftrace: $peer_bpftrace"
+echo "tracefs: $TRACEFS_NOTE"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg); took $(elapsed "$BENCH_START" "$(now)") s; logs in $LOGS"
+exit 0
