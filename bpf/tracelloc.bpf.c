@@ -172,6 +172,33 @@ static __always_inline int enter(__u32 fn, __u64 size, __u64 ptr_arg)
 	return 0;
 }
 
+/*
+ * The user stack at a return probe, by frame pointers: the caller's return
+ * address first (the ip), then the rbp chain. One 16-byte read per frame is
+ * cheaper than bpf_get_stack's perf callchain (1.3-1.5 us a call here).
+ * Returns the number of frames; stops where the chain ends or breaks.
+ */
+static __always_inline int walk_user_stack(struct pt_regs *ctx, __u64 *stack)
+{
+	struct { __u64 next_fp; __u64 ret; } frame;
+	__u64 fp = PT_REGS_FP(ctx);
+	int n;
+
+	stack[0] = PT_REGS_IP(ctx);
+	for (n = 1; n < MAX_STACK_DEPTH; n++) {
+		if (!fp || (fp & 7) || bpf_probe_read_user(&frame, sizeof(frame), (void *)fp))
+			break;
+		if (!frame.ret)
+			break;
+		stack[n] = frame.ret;
+		/* a frame pointer chain grows toward higher addresses */
+		if (frame.next_fp <= fp)
+			{ n++; break; }
+		fp = frame.next_fp;
+	}
+	return n;
+}
+
 /* The address a successful call returned, or 0 when it failed. */
 static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_state *s)
 {
@@ -233,15 +260,10 @@ int BPF_KRETPROBE(leave_alloc)
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->fn = s->fn;
 	/* at the return the caller's frame is complete: its return address comes first */
-	len = bpf_get_stack(ctx, ev->stack, sizeof(ev->stack), BPF_F_USER_STACK);
-	if (len < 0) {
-		ev->stack_len = len;
-		len = 0;
-	} else {
-		if (len > sizeof(ev->stack))
-			len = sizeof(ev->stack);
-		ev->stack_len = len / sizeof(ev->stack[0]);
-	}
+	ev->stack_len = walk_user_stack(ctx, ev->stack);
+	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
+	if (len > sizeof(ev->stack))
+		len = sizeof(ev->stack);
 	if (bpf_ringbuf_output(&events, ev, offsetof(struct alloc_event, stack) + len, wakeup_flag()))
 		count(COUNTER_LOST_ALLOC);
 	return 0;
