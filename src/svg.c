@@ -486,39 +486,40 @@ static bool metric_is_bytes(enum metric metric)
 	return metric == METRIC_LIVE_BYTES || metric == METRIC_ALLOC_BYTES;
 }
 
-/* follows a value: "1.50 MiB live", "12 allocations" */
+/* how each metric reads: after a value ("1.50 MiB live"), as a title, and
+ * in "no call stack has any ..." */
+static const struct metric_text {
+	const char *word;
+	const char *title;
+	const char *noun;
+} metric_texts[] = {
+	[METRIC_LIVE_BYTES] = { "live", "Live heap bytes", "live bytes" },
+	[METRIC_LIVE_COUNT] = { "live blocks", "Live heap blocks", "live blocks" },
+	[METRIC_ALLOC_BYTES] = { "allocated", "Allocated bytes", "allocated bytes" },
+	[METRIC_ALLOC_COUNT] = { "allocations", "Allocation calls", "allocations" },
+};
+
+static const struct metric_text *metric_text(enum metric metric)
+{
+	static const struct metric_text none = { "", "", "" };
+
+	return (unsigned)metric < sizeof(metric_texts) / sizeof(metric_texts[0]) ?
+		       &metric_texts[metric] : &none;
+}
+
 static const char *metric_word(enum metric metric)
 {
-	switch (metric) {
-	case METRIC_LIVE_BYTES: return "live";
-	case METRIC_LIVE_COUNT: return "live blocks";
-	case METRIC_ALLOC_BYTES: return "allocated";
-	case METRIC_ALLOC_COUNT: return "allocations";
-	}
-	return "";
+	return metric_text(metric)->word;
 }
 
 static const char *metric_title(enum metric metric)
 {
-	switch (metric) {
-	case METRIC_LIVE_BYTES: return "Live heap bytes";
-	case METRIC_LIVE_COUNT: return "Live heap blocks";
-	case METRIC_ALLOC_BYTES: return "Allocated bytes";
-	case METRIC_ALLOC_COUNT: return "Allocation calls";
-	}
-	return "";
+	return metric_text(metric)->title;
 }
 
-/* "no call stack has any ..." */
 static const char *metric_noun(enum metric metric)
 {
-	switch (metric) {
-	case METRIC_LIVE_BYTES: return "live bytes";
-	case METRIC_LIVE_COUNT: return "live blocks";
-	case METRIC_ALLOC_BYTES: return "allocated bytes";
-	case METRIC_ALLOC_COUNT: return "allocations";
-	}
-	return "";
+	return metric_text(metric)->noun;
 }
 
 static void format_value(enum metric metric, uint64_t v, char *buf, size_t size)
