@@ -403,8 +403,3 @@ int target__pidfd(const struct target *t)
 {
 	return t->pidfd;
 }
-
-int target__launched(const struct target *t)
-{
-	return t->launched;
-}

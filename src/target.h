@@ -35,6 +35,5 @@ void target__destroy(struct target *t);
 pid_t target__pid(const struct target *t);
 /* polls readable when the process has exited */
 int target__pidfd(const struct target *t);
-int target__launched(const struct target *t);
 
 #endif
