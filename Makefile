@@ -28,7 +28,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench browser-test
+.PHONY: all clean deps test unit-test demo targets bench browser-test lint
 .DELETE_ON_ERROR:
 
 all: tracelloc
@@ -95,8 +95,19 @@ unit-test: $(OUT)/tests/unit
 	$(OUT)/tests/unit
 
 test: deps
+	$(MAKE) lint
 	$(MAKE) all targets $(OUT)/tests/unit
 	tests/run.sh
+
+# cppcheck, failing on any finding. variableScope is off: declarations go at
+# the top of a block, as in the kernel and libbpf. Other exceptions are inline
+# (cppcheck-suppress), each with its reason.
+CPPCHECK_FLAGS := --enable=warning,style,performance,portability --std=c11 --quiet \
+	--error-exitcode=1 --inline-suppr --suppress=variableScope \
+	-Iinclude -Isrc --library=tests/lint/libbpf.cfg
+
+lint:
+	cppcheck $(CPPCHECK_FLAGS) src/
 
 demo: deps
 	$(MAKE) all $(OUT)/demo

@@ -401,15 +401,16 @@ int attach__prepare(struct attach *a)
 	return err;
 }
 
-/* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make */
+/* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
+ * the kernel's layout, so members we leave zero are there all the same */
 struct link_create_uprobe_multi {
 	uint32_t prog_fd;
-	uint32_t target_fd;
+	uint32_t target_fd;		/* cppcheck-suppress unusedStructMember */
 	uint32_t attach_type;
-	uint32_t flags;
+	uint32_t flags;			/* cppcheck-suppress unusedStructMember */
 	uint64_t path;
 	uint64_t offsets;
-	uint64_t ref_ctr_offsets;
+	uint64_t ref_ctr_offsets;	/* cppcheck-suppress unusedStructMember */
 	uint64_t cookies;
 	uint32_t cnt;
 	uint32_t uprobe_flags;
@@ -423,7 +424,8 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 	struct link_create_uprobe_multi attr;
 	union {
 		struct link_create_uprobe_multi attr;
-		unsigned char zero[160];	/* the kernel wants the rest of bpf_attr zero */
+		/* the kernel wants the rest of bpf_attr zero */
+		unsigned char zero[160];	/* cppcheck-suppress unusedStructMember */
 	} buf;
 	size_t i, n = 0;
 	int fd;

@@ -127,7 +127,7 @@ static uint8_t decide(struct filter *f, const char *function)
 	uint8_t *d = table__upsert(f->decisions, (uint64_t)(uintptr_t)function, NULL);
 	uint8_t flags = DECIDED;
 
-	if (d && *d)
+	if (d && (*d & DECIDED))
 		return *d;
 	if (any_match(&f->excludes, function))
 		flags |= HIDES;
