@@ -9,14 +9,28 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+
+# make SANITIZE=1 ...: the daemon and the unit tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, built apart in build/sanitize (the test targets
+# never are: their allocations are what gets counted)
+SANITIZE_FLAGS := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ifeq ($(SANITIZE),1)
+OBJ := $(OUT)/sanitize
+BIN := $(OBJ)/tracelloc
+CFLAGS += $(SANITIZE_FLAGS)
+LDFLAGS += $(SANITIZE_FLAGS)
+else
+OBJ := $(OUT)
+BIN := tracelloc
+endif
 CPPFLAGS += -Iinclude -Isrc -I$(OUT)
 LDLIBS := -lbpf -lelf -ldw -liberty -lcapstone -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) -Wall
 
 SRCS := $(wildcard src/*.c)
-OBJS := $(patsubst src/%.c,$(OUT)/%.o,$(SRCS))
-LIB_OBJS := $(filter-out $(OUT)/main.o,$(OBJS))
+OBJS := $(patsubst src/%.c,$(OBJ)/%.o,$(SRCS))
+LIB_OBJS := $(filter-out $(OBJ)/main.o,$(OBJS))
 
 # test targets: tests/targets/NAME.c[pp] -> build/tests/NAME
 TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
@@ -31,9 +45,9 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 .PHONY: all clean deps test unit-test demo targets bench browser-test lint
 .DELETE_ON_ERROR:
 
-all: tracelloc
+all: $(BIN)
 
-$(OUT) $(OUT)/tests:
+$(sort $(OUT) $(OUT)/tests $(OBJ) $(OBJ)/tests):
 	mkdir -p $@
 
 $(OUT)/tracelloc.bpf.o: bpf/tracelloc.bpf.c include/tracelloc.h | $(OUT)
@@ -42,10 +56,10 @@ $(OUT)/tracelloc.bpf.o: bpf/tracelloc.bpf.c include/tracelloc.h | $(OUT)
 $(OUT)/tracelloc.skel.h: $(OUT)/tracelloc.bpf.o
 	$(BPFTOOL) gen skeleton $< name tracelloc_bpf > $@
 
-$(OUT)/%.o: src/%.c $(OUT)/tracelloc.skel.h | $(OUT)
+$(OBJ)/%.o: src/%.c $(OUT)/tracelloc.skel.h | $(OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-tracelloc: $(OBJS)
+$(BIN): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 -include $(OBJS:.o=.d)
@@ -80,8 +94,8 @@ $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests
 $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests
 	$(CC) -O1 -static -nostdlib -o $@ $<
 
-$(OUT)/tests/unit: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OUT)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS)
+$(OBJ)/tests/unit: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OBJ)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS)
 
 targets: $(TEST_TARGETS) $(RUST_TARGETS) $(OUT)/demo
 
@@ -91,13 +105,18 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 deps:
 	@scripts/install-deps.sh
 
-unit-test: $(OUT)/tests/unit
-	$(OUT)/tests/unit
+unit-test: $(OBJ)/tests/unit
+	$(OBJ)/tests/unit
+
+# make test: lint, then the whole suite twice, as built normally and under the
+# sanitizers (tests/run.sh plain sanitize); make test SANITIZE=1: only the latter
+TEST_PASSES := $(if $(filter 1,$(SANITIZE)),sanitize,plain sanitize)
 
 test: deps
 	$(MAKE) lint
-	$(MAKE) all targets $(OUT)/tests/unit
-	tests/run.sh
+	$(MAKE) SANITIZE= targets $(if $(filter plain,$(TEST_PASSES)),all $(OUT)/tests/unit)
+	$(MAKE) SANITIZE=1 all $(OUT)/sanitize/tests/unit
+	tests/run.sh $(TEST_PASSES)
 
 # cppcheck, failing on any finding. variableScope is off: declarations go at
 # the top of a block, as in the kernel and libbpf. Other exceptions are inline

@@ -524,6 +524,25 @@ bad_input_check() {
 	fi
 }
 
+# ---------------------------------------------------------------- sanitizers
+
+# sanitizer_check WHAT: under tests/run.sh sanitize, the sanitizers of
+# tracelloc and of the unit tests write any report to a file in
+# $TL_SANITIZER_LOGS; returns 1 (after showing them, and removing them) if
+# there is one. Without TL_SANITIZER_LOGS there is nothing to check.
+sanitizer_check() {
+	local f rc=0
+	[ -n "${TL_SANITIZER_LOGS:-}" ] || return 0
+	for f in "$TL_SANITIZER_LOGS"/report.*; do
+		[ -e "$f" ] || continue
+		printf '    FAIL: %s: sanitizer report %s\n' "$1" "$(basename "$f")"
+		head -n 40 "$f" | cut -c1-200 | sed 's/^/      | /'
+		rm -f "$f"
+		rc=1
+	done
+	return "$rc"
+}
+
 # ---------------------------------------------------------------- runner
 
 # run_suite_tests SCRIPT WHAT [REGEX | -l]: runs every test_* function that
@@ -565,6 +584,8 @@ run_suite_tests() {
 			mkdir -p "$T_DIR"
 			trap kill_registered EXIT
 			"test_$t"
+			kill_registered
+			sanitizer_check "$t" || T_FAILS=$((T_FAILS + 1))
 			exit $((T_FAILS > 0 ? 1 : 0))
 		)
 		rc=$?
