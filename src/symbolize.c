@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,21 @@ struct symbolizer {
 	struct table *strings;		/* hash -> char *, interned names and paths */
 	struct maps maps;		/* as of the last refresh, for [anon] */
 	uint64_t last_refresh_ns;
+};
+
+/*
+ * A module's file as it was when reported (its Dwfl_Module's userdata).
+ * libelf maps the file: once it is truncated, reading past the new end is
+ * SIGBUS, so a file that changed size or was written since is not read
+ * again, and its frames are [unknown] (one truncated while a lookup reads
+ * it still is a crash). Held through our own descriptor: libdw may close its
+ * own, and the process may be gone.
+ */
+struct module_file {
+	int fd;
+	off_t size;
+	struct timespec mtime;
+	bool changed;
 };
 
 static uint64_t now_ns(void)
@@ -117,6 +133,19 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	return s;
 }
 
+static int free_module_file(Dwfl_Module *mod, void **userdata, const char *name,
+			    Dwarf_Addr start, void *arg)
+{
+	struct module_file *file = *userdata;
+
+	if (file) {
+		close(file->fd);
+		free(file);
+		*userdata = NULL;
+	}
+	return DWARF_CB_OK;
+}
+
 void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
@@ -135,8 +164,10 @@ void symbolizer__destroy(struct symbolizer *s)
 			free(*p);
 		table__destroy(s->strings);
 	}
-	if (s->dwfl)
+	if (s->dwfl) {
+		dwfl_getmodules(s->dwfl, free_module_file, NULL, 0);
 		dwfl_end(s->dwfl);
+	}
 	maps__clear(&s->maps);
 	free(s->debuginfo_path);
 	if (s->root_fd >= 0)
@@ -160,6 +191,61 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 	return NULL;
 }
 
+/* reports the ELF file open as fd, mapped from base; takes fd. file_name is
+ * where libdw looks for its .gnu_debuglink file (the fuzzer calls this too) */
+static void report_file(struct symbolizer *s, const char *name, const char *file_name, int fd,
+			uint64_t base)
+{
+	struct module_file *file = calloc(1, sizeof(*file));
+	Dwfl_Module *mod = NULL;
+	void **userdata;
+	struct stat st;
+
+	if (!file)
+		goto fail;
+	file->fd = -1;
+	if (fstat(fd, &st) || (file->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		goto fail;
+	file->size = st.st_size;
+	file->mtime = st.st_mtim;
+	/* libdw owns fd once it made a module of it */
+	mod = dwfl_report_elf(s->dwfl, name, file_name, fd, base, false);
+	if (!mod)
+		goto fail;
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!*userdata) {
+		*userdata = file;
+		return;
+	}
+	/* a module libdw already had */
+	close(file->fd);
+	free(file);
+	return;
+fail:
+	if (file && file->fd >= 0)
+		close(file->fd);
+	free(file);
+	if (!mod)
+		close(fd);
+}
+
+/* has the module's file been truncated or written since it was reported? */
+static bool file_changed(Dwfl_Module *mod)
+{
+	struct module_file *file;
+	void **userdata;
+	struct stat st;
+
+	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	file = *userdata;
+	if (!file || file->changed)
+		return true;
+	if (fstat(file->fd, &st) || st.st_size != file->size ||
+	    st.st_mtim.tv_sec != file->mtime.tv_sec || st.st_mtim.tv_nsec != file->mtime.tv_nsec)
+		file->changed = true;
+	return file->changed;
+}
+
 static void report_mapping(struct symbolizer *s, const struct maps *maps, const struct mapping *m)
 {
 	const struct mapping *first = first_mapping(maps, m);
@@ -172,11 +258,9 @@ static void report_mapping(struct symbolizer *s, const struct maps *maps, const 
 	fd = open(open_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	/* the name libdw uses to look for .gnu_debuglink files, in the target's root */
+	/* in the target's root */
 	snprintf(file_name, sizeof(file_name), "/proc/self/fd/%d%s", s->root_fd, m->path);
-	/* libdw owns fd from here on */
-	if (!dwfl_report_elf(s->dwfl, m->path, file_name, fd, first->start, false))
-		close(fd);
+	report_file(s, m->path, file_name, fd, first->start);
 }
 
 int symbolizer__refresh(struct symbolizer *s)
@@ -367,11 +451,13 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	int n = 0, i;
 
 	if (mod) {
+		module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		module = module ? intern(s, module) : NULL;
+	}
+	if (mod && !file_changed(mod)) {
 		GElf_Off sym_offset;
 		GElf_Sym sym;
 
-		module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		module = module ? intern(s, module) : NULL;
 		name = dwfl_module_addrinfo(mod, addr, &sym_offset, &sym, NULL, NULL, NULL);
 		if (name && *name) {
 			symbol = intern_demangled(s, name);

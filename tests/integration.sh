@@ -215,6 +215,146 @@ test_debuglink() { # debug info found through .gnu_debuglink beside a stripped b
 		"debuglink: no line once the debug file is gone"
 }
 
+# ================================================================ damaged files
+
+# The target's files are untrusted: truncated, rewritten, deleted or stripped,
+# they cost names (frames read [unknown]) and never bytes or the daemon.
+
+# tamper_copy: copies of the tamper target and of libplugin.so in $T_DIR/bin
+tamper_copy() {
+	need_target tamper || return 1
+	need_target libplugin.so || return 1
+	mkdir -p "$T_DIR/bin" &&
+		cp "$TB/tamper" "$TB/libplugin.so" "$T_DIR/bin/" || {
+		fail "cannot copy the tamper target"
+		return 1
+	}
+}
+
+# tamper_step WORD: send SIGUSR1 to the tamper target $TAMPER_PID and wait
+# for its "WORD PID" line in $TAMPER_READY
+tamper_step() {
+	kill -USR1 "$TAMPER_PID"
+	wait_for_grep "$TAMPER_READY" "^$1 " 10 "$TL_PID" || {
+		fail "tamper target did not say '$1'"
+		return 1
+	}
+}
+
+# daemon_has_open PID FILE SECS: wait until process PID holds FILE open
+daemon_has_open() {
+	local pid=$1 file=$2 end fd
+	end=$(($(date +%s%N) + $3 * 1000000000))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		for fd in /proc/"$pid"/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = "$file" ] && return 0
+		done
+		sleep 0.05
+	done
+	fail "tracelloc never opened $file"
+	return 1
+}
+
+# tamper_launch: tracelloc runs the copy of the tamper target, which says
+# ready and allocates; sets TL_PID and TAMPER_PID
+tamper_launch() {
+	TAMPER_READY=$T_DIR/t.ready
+	TL_ENV=(TL_EXPECT="$T_DIR/t.exp" TL_READY="$TAMPER_READY")
+	tl_bg t -i 0 -f "$T_DIR/t.fg" -- "$T_DIR/bin/tamper" "$T_DIR/bin/libplugin.so"
+	wait_for_grep "$TAMPER_READY" '^ready [0-9]+$' 10 "$TL_PID" || {
+		fail "tamper target not ready"
+		show "$T_DIR/t.err"
+		return 1
+	}
+	TAMPER_PID=$(awk '{ print $2 }' "$TAMPER_READY")
+	tamper_step allocated
+}
+
+# tamper_end WHAT [END_RE]: let the target leave, wait for tracelloc, check the run
+tamper_end() {
+	kill -USR1 "$TAMPER_PID"
+	wait_pid "$TL_PID" 30 || fail "$1: tracelloc did not end"
+	TL_RC=$WAIT_RC
+	check_normal_end t "${2:-^target exited with status 0\$}" "$1" || return 1
+	assert_eq "$SUM_LOST" 0 "$1: lost events"
+	check_expect_file "$T_DIR/t.exp" "$1" || return 1
+	assert_eq "$(fold_total "$T_DIR/t.fg")" "$SUM_LIVE_BYTES" "$1: total of the folded file = the summary's live bytes"
+}
+
+test_damaged_library() { # a library truncated or rewritten after it was read: [unknown] frames, exact bytes, no crash
+	local how
+	for how in truncated rewritten; do
+		(
+			T_DIR=$T_DIR/$how
+			mkdir -p "$T_DIR"
+			trap kill_registered EXIT
+			tamper_copy || exit
+			tamper_launch || exit
+			# libdw reads the file lazily, through a mapping of it
+			daemon_has_open "$TL_PID" "$T_DIR/bin/libplugin.so" 10 || exit
+			if [ "$how" = truncated ]; then
+				truncate -s 4096 "$T_DIR/bin/libplugin.so"
+			else
+				dd if=/dev/zero of="$T_DIR/bin/libplugin.so" bs=4096 conv=notrunc status=none \
+					count=$(($(stat -c %s "$T_DIR/bin/libplugin.so") / 4096))
+			fi
+			tamper_end "$how library" || exit
+			assert_eq "$(grep -cE '(^|;)main;\[unknown\] 2331$' "$T_DIR/t.fg")" 1 \
+				"$how library: one folded line main;[unknown] 2331 (the 3 plugin_alloc blocks)"
+			assert_eq "$(fold_sum "$T_DIR/t.fg" plugin_alloc)" 0 "$how library: plugin_alloc is not named"
+			assert_eq "$(fold_sum "$T_DIR/t.fg" site_tamper_alloc)" 1110 \
+				"$how library: live bytes of site_tamper_alloc, in the intact binary"
+			assert_grep "$T_DIR/t.out" ' \[unknown\] \(libplugin\.so\)$' \
+				"$how library: the report keeps the module of the [unknown] frame"
+			[ "$T_FAILS" = 0 ] || show "$T_DIR/t.fg"
+			exit $((T_FAILS > 0))
+		) || T_FAILS=$((T_FAILS + 1))
+	done
+}
+
+test_stripped_binary() { # a stripped binary and library: exported names only, no lines, exact bytes
+	tamper_copy || return
+	strip "$T_DIR/bin/tamper" "$T_DIR/bin/libplugin.so"
+	assert_no_grep <(readelf -S "$T_DIR/bin/tamper") '\.symtab' "stripped: the binary has no symbol table"
+	tamper_launch || return
+	tamper_end "stripped" || return
+	# main and site_tamper_alloc are in no dynamic symbol table
+	assert_eq "$(grep -cE '(^|;)\[unknown\];\[unknown\] 1110$' "$T_DIR/t.fg")" 1 \
+		"stripped: one folded line [unknown];[unknown] 1110 (site_tamper_alloc called from main)"
+	assert_eq "$(grep -cE '(^|;)\[unknown\];plugin_alloc 2331$' "$T_DIR/t.fg")" 1 \
+		"stripped: one folded line [unknown];plugin_alloc 2331 (exported by the library)"
+	assert_grep "$T_DIR/t.out" ' plugin_alloc\+0x[0-9a-f]+ \(libplugin\.so\)$' \
+		"stripped: plugin_alloc in the report, with no line"
+	assert_grep "$T_DIR/t.out" ' \[unknown\] \(tamper\)$' "stripped: [unknown] frames of the binary, module kept"
+	[ "$T_FAILS" = 0 ] || show "$T_DIR/t.fg"
+}
+
+test_deleted_binary() { # -p to a process whose binary was deleted, another file put in its place: [unknown] frames, exact bytes
+	tamper_copy || return
+	TGT_ENV=(TL_EXPECT="$T_DIR/t.exp")
+	TB=$T_DIR/bin start_target tamper "$T_DIR/bin/libplugin.so" || return
+	TAMPER_PID=$TGT_PID
+	TAMPER_READY=$T_DIR/tamper.ready
+	# a corrupt file where the binary was: what is mapped is the deleted one
+	rm "$T_DIR/bin/tamper"
+	head -c 20000 /dev/urandom >"$T_DIR/bin/tamper"
+	assert_match "$(readlink "/proc/$TAMPER_PID/exe")" ' \(deleted\)$' "deleted: the target's binary is deleted"
+	tl_bg t -i 0 -f "$T_DIR/t.fg" -p "$TAMPER_PID"
+	wait_for_grep "$T_DIR/t.err" "^tracelloc: attached to pid $TAMPER_PID([^0-9]|$)" 30 "$TL_PID" || {
+		fail "deleted: tracelloc did not attach"
+		show "$T_DIR/t.err"
+		return
+	}
+	tamper_step allocated || return
+	tamper_end "deleted" '^target exited( with status 0)?$' || return
+	assert_eq "$(grep -cE '(^|;)\[unknown\];\[unknown\] 1110$' "$T_DIR/t.fg")" 1 \
+		"deleted: one folded line [unknown];[unknown] 1110 (site_tamper_alloc called from main)"
+	assert_eq "$(grep -cE '(^|;)\[unknown\];plugin_alloc 2331$' "$T_DIR/t.fg")" 1 \
+		"deleted: one folded line [unknown];plugin_alloc 2331 (the library is intact)"
+	assert_eq "$(fold_sum "$T_DIR/t.fg" site_tamper_alloc)" 0 "deleted: site_tamper_alloc is not named"
+	[ "$T_FAILS" = 0 ] || show "$T_DIR/t.fg"
+}
+
 test_sigusr1() { # SIGUSR1 writes the output files while tracing goes on
 	need_target sleeper || return
 	tl_bg u -i 0 -f "$T_DIR/u.fg" --svg "$T_DIR/u.svg" -- "$TB/sleeper" 8
