@@ -42,7 +42,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench browser-test lint
+.PHONY: all clean deps test unit-test demo targets bench browser-test lint fuzz fuzz-regress
 .DELETE_ON_ERROR:
 
 all: $(BIN)
@@ -102,6 +102,37 @@ targets: $(TEST_TARGETS) $(RUST_TARGETS) $(OUT)/demo
 $(OUT)/demo: scripts/demo.c | $(OUT)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
 
+# a libFuzzer harness over what tracelloc reads from a target's files
+# (tests/fuzz/fuzz_elf.c), built with clang; make fuzz builds it and its seed
+# corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
+FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o
+FUZZ_ARGS ?= -max_total_time=60
+
+$(OUT)/fuzz:
+	mkdir -p $@
+
+$(OUT)/fuzz/%.o: src/%.c | $(OUT)/fuzz
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUT)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c src/symbolize.c src/attach.c $(wildcard src/*.h) \
+		$(OUT)/tracelloc.skel.h $(FUZZ_OBJS)
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer \
+		-o $@ $< $(FUZZ_OBJS) $(LDLIBS)
+
+$(OUT)/fuzz/seeds: tests/fuzz/seeds.sh tests/fuzz/fakelibc.c $(TEST_TARGETS)
+	rm -rf $@ && tests/fuzz/seeds.sh $@
+
+fuzz: deps
+	$(MAKE) $(OUT)/fuzz/fuzz_elf $(OUT)/fuzz/seeds
+	mkdir -p $(OUT)/fuzz/corpus $(OUT)/fuzz/crashes
+	$(OUT)/fuzz/fuzz_elf -artifact_prefix=$(OUT)/fuzz/crashes/ $(FUZZ_ARGS) \
+		$(OUT)/fuzz/corpus $(OUT)/fuzz/seeds
+
+# each seed, and each input that once failed (tests/fuzz/regress), run once
+fuzz-regress: $(OUT)/fuzz/fuzz_elf $(OUT)/fuzz/seeds
+	$(OUT)/fuzz/fuzz_elf -runs=0 $(OUT)/fuzz/seeds $(wildcard tests/fuzz/regress)
+
 deps:
 	@scripts/install-deps.sh
 
@@ -116,6 +147,7 @@ test: deps
 	$(MAKE) lint
 	$(MAKE) SANITIZE= targets $(if $(filter plain,$(TEST_PASSES)),all $(OUT)/tests/unit)
 	$(MAKE) SANITIZE=1 all $(OUT)/sanitize/tests/unit
+	$(MAKE) SANITIZE= fuzz-regress
 	tests/run.sh $(TEST_PASSES)
 
 # cppcheck, failing on any finding. variableScope is off: declarations go at
