@@ -146,6 +146,15 @@ static int free_module_file(Dwfl_Module *mod, void **userdata, const char *name,
 	return DWARF_CB_OK;
 }
 
+/* libdw drops some modules it was given (one that overlaps another, as a
+ * second copy of a library does) at the end of a report. It passes the
+ * address of their userdata, whatever its prototype says. */
+static int drop_module_file(Dwfl_Module *mod, void *userdata, const char *name,
+			    Dwarf_Addr start, void *arg)
+{
+	return free_module_file(mod, userdata, name, start, arg);
+}
+
 void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
@@ -280,7 +289,7 @@ int symbolizer__refresh(struct symbolizer *s)
 		if (m->exec && m->path && m->path[0] == '/' && !m->deleted)
 			report_mapping(s, &maps, m);
 	}
-	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_report_end(s->dwfl, drop_module_file, NULL);
 	maps__clear(&s->maps);
 	s->maps = maps;
 	return 0;
