@@ -299,6 +299,11 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
+		/* a second glibc, from another file: one allocator is what we trace */
+		if (a->nsites == NUM_DEFS) {
+			*foreign = true;
+			goto out;
+		}
 		if (!any) {
 			err = add_object(a, m->path, open_path);
 			if (err)
@@ -322,11 +327,29 @@ out:
 	return err;
 }
 
+/* was the file of mapping i looked at through an earlier mapping? A file mapped
+ * twice (dlmopen loads a second copy of libc) is probed once: its probes fire
+ * in every mapping of it */
+static bool examined(const struct maps *maps, size_t i)
+{
+	const struct mapping *m = &maps->mappings[i];
+	size_t j;
+
+	for (j = 0; j < i; j++) {
+		const struct mapping *earlier = &maps->mappings[j];
+
+		if (earlier->exec && earlier->path && earlier->path[0] == '/' &&
+		    earlier->inode == m->inode && earlier->dev_major == m->dev_major &&
+		    earlier->dev_minor == m->dev_minor)
+			return true;
+	}
+	return false;
+}
+
 int attach__find(struct attach *a)
 {
 	struct maps maps;
 	bool have_malloc = false;
-	uint64_t last_inode = 0;
 	size_t i, j;
 	int err;
 
@@ -339,10 +362,8 @@ int attach__find(struct attach *a)
 		const struct mapping *m = &maps.mappings[i];
 		bool foreign = false;
 
-		/* one look per file: its mappings are adjacent */
-		if (!m->exec || !m->path || m->path[0] != '/' || m->inode == last_inode)
+		if (!m->exec || !m->path || m->path[0] != '/' || examined(&maps, i))
 			continue;
-		last_inode = m->inode;
 		err = examine_object(a, m, &foreign);
 		if (err)
 			goto out;

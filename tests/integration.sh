@@ -126,6 +126,30 @@ test_attach() { # -p: pre-attach blocks freed (unknown frees), new and old threa
 	done
 }
 
+test_attach_dlmopen() { # -p to a process with two copies of libc (dlmopen): probed once, both counted
+	need_target dlmopen || return
+	need_target libplugin.so || return
+	local tpid
+	TGT_ENV=(TL_EXPECT="$T_DIR/d.exp")
+	start_target dlmopen "$TB/libplugin.so" || return
+	tpid=$TGT_PID
+	assert_eq "$(grep -c 'r-xp .*/libc\.so\.6$' "/proc/$tpid/maps")" 2 "dlmopen: libc.so.6 mapped twice"
+	tl_bg d -i 0 -f "$T_DIR/d.fg" -p "$tpid"
+	if ! wait_for_grep "$T_DIR/d.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+		fail "dlmopen: tracelloc did not attach"
+		show "$T_DIR/d.err"
+		return
+	fi
+	assert_grep "$T_DIR/d.err" ': libc\.so\.6 \([0-9]+ functions\), libstdc\+\+[^,]* \([0-9]+ functions\), [0-9]+ probes$' "dlmopen: one libc probed, and libstdc++"
+	kill -USR1 "$tpid"
+	wait_pid "$TL_PID" 30 || fail "dlmopen: tracelloc did not end"
+	TL_RC=$WAIT_RC
+	check_normal_end d '^target exited( with status 0)?$' "dlmopen" || return
+	assert_eq "$SUM_LOST" 0 "dlmopen: lost events"
+	check_expect_file "$T_DIR/d.exp" "dlmopen" || return
+	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlmopen"
+}
+
 test_attach_churn() { # attach to and detach from threads busy allocating; target survives
 	need_target churn || return
 	local tpid live
