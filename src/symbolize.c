@@ -282,6 +282,10 @@ int symbolizer__refresh(struct symbolizer *s)
 	err = maps__read(s->pid, &maps);
 	if (err)
 		return err;
+	/* an exiting process (a zombie, until its parent reaps it) maps
+	 * nothing: keep what it mapped, for [anon] and deleted files */
+	if (!maps.count)
+		return -ESRCH;
 	dwfl_report_begin_add(s->dwfl);
 	for (i = 0; i < maps.count; i++) {
 		const struct mapping *m = &maps.mappings[i];
