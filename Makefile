@@ -105,7 +105,8 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # a libFuzzer harness over what tracelloc reads from a target's files
 # (tests/fuzz/fuzz_elf.c), built with clang; make fuzz builds it and its seed
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
-FUZZ_FLAGS := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
+	-fsanitize=address,undefined
 FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o
 FUZZ_ARGS ?= -max_total_time=60
 
