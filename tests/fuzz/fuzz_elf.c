@@ -38,20 +38,20 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libdw.so\n";
 }
 
-static char dir[] = "/tmp/tracelloc-fuzz.XXXXXX";
+static char work_dir[] = "/tmp/tracelloc-fuzz.XXXXXX";
 static char file_path[PATH_MAX];
 
 static void remove_dir(void)
 {
 	unlink(file_path);
-	rmdir(dir);
+	rmdir(work_dir);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	if (!mkdtemp(dir))
+	if (!mkdtemp(work_dir))
 		abort();
-	snprintf(file_path, sizeof(file_path), "%s/lib.so", dir);
+	snprintf(file_path, sizeof(file_path), "%s/lib.so", work_dir);
 	atexit(remove_dir);
 	elf_version(EV_CURRENT);
 	return 0;
