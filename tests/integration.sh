@@ -353,6 +353,33 @@ test_stripped_binary() { # a stripped binary and library: exported names only, n
 	[ "$T_FAILS" = 0 ] || show "$T_DIR/t.fg"
 }
 
+test_stripped_libc() { # a libc copy with no symbol table, debug link or known build-id: [unknown] (libc.so.6) frames, exact bytes
+	need_target basic || return
+	local libc
+	libc=$(ldd "$TB/basic" | awk '$1 == "libc.so.6" { print $3 }')
+	mkdir -p "$T_DIR/lib"
+	objcopy --remove-section=.gnu_debuglink "$libc" "$T_DIR/lib/libc.so.6" || {
+		fail "cannot copy $libc"
+		return
+	}
+	# another build-id: no debug file under /usr/lib/debug/.build-id matches
+	# (the id follows the note's 16-byte header: sizes, type, "GNU")
+	local note
+	note=$(readelf -S -W "$T_DIR/lib/libc.so.6" | awk '{ for (i = 1; i < NF; i++) if ($i == ".note.gnu.build-id") print $(i + 3) }')
+	printf '\001\002\003\004\005\006\007\010\011\012\013\014\015\016\017\020\021\022\023\024' |
+		dd of="$T_DIR/lib/libc.so.6" bs=1 seek=$((0x$note + 16)) conv=notrunc status=none
+	assert_grep <(readelf -n "$T_DIR/lib/libc.so.6") 'Build ID: 0102030405060708090a0b0c0d0e0f1011121314' "stripped libc: build-id replaced"
+	assert_no_grep <(readelf -S "$T_DIR/lib/libc.so.6") '\.symtab|\.gnu_debuglink' "stripped libc: no symbol table, no debug link"
+	TL_ENV=(TL_EXPECT="$T_DIR/s.exp" LD_LIBRARY_PATH="$T_DIR/lib")
+	tl_run s -i 0 -f "$T_DIR/s.fg" -- "$TB/basic"
+	check_normal_end s '^target exited with status 0$' "stripped libc" || return
+	assert_grep <(grep -A12 'top allocators' "$T_DIR/s.out") ' \[unknown\] \(libc\.so\.6\)$' "stripped libc: [unknown] frames in libc.so.6"
+	assert_no_grep "$T_DIR/s.fg" '__libc_start_call_main' "stripped libc: no name known only from debug info"
+	check_expect_file "$T_DIR/s.exp" "stripped libc" || return
+	check_ledger "$T_DIR/s.exp" "$T_DIR/s.fg" live "stripped libc"
+	assert_eq "$(fold_total "$T_DIR/s.fg")" "$SUM_LIVE_BYTES" "stripped libc: total of the folded file = the summary's live bytes"
+}
+
 test_deleted_binary() { # -p to a process whose binary was deleted, another file put in its place: [unknown] frames, exact bytes
 	tamper_copy || return
 	TGT_ENV=(TL_EXPECT="$T_DIR/t.exp")
