@@ -45,7 +45,8 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 .PHONY: all clean deps test unit-test demo targets bench browser-test lint fuzz fuzz-regress
 .DELETE_ON_ERROR:
 
-all: $(BIN)
+# with SANITIZE=1, the unit tests too
+all: $(BIN) $(if $(filter 1,$(SANITIZE)),$(OBJ)/tests/unit)
 
 $(sort $(OUT) $(OUT)/tests $(OBJ) $(OBJ)/tests):
 	mkdir -p $@
@@ -147,7 +148,7 @@ TEST_PASSES := $(if $(filter 1,$(SANITIZE)),sanitize,plain sanitize)
 test: deps
 	$(MAKE) lint
 	$(MAKE) SANITIZE= targets $(if $(filter plain,$(TEST_PASSES)),all $(OUT)/tests/unit)
-	$(MAKE) SANITIZE=1 all $(OUT)/sanitize/tests/unit
+	$(MAKE) SANITIZE=1 all
 	$(MAKE) SANITIZE= fuzz-regress
 	tests/run.sh $(TEST_PASSES)
 
