@@ -341,6 +341,8 @@ test_stripped_binary() { # a stripped binary and library: exported names only, n
 	strip "$T_DIR/bin/tamper" "$T_DIR/bin/libplugin.so"
 	assert_no_grep <(readelf -S "$T_DIR/bin/tamper") '\.symtab' "stripped: the binary has no symbol table"
 	tamper_launch || return
+	# the maps are read again at most every 10 ms: let it see the library
+	daemon_has_open "$TL_PID" "$T_DIR/bin/libplugin.so" 10 || return
 	tamper_end "stripped" || return
 	# main and site_tamper_alloc are in no dynamic symbol table
 	assert_eq "$(grep -cE '(^|;)\[unknown\];\[unknown\] 1110$' "$T_DIR/t.fg")" 1 \
