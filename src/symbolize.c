@@ -146,9 +146,9 @@ static int free_module_file(Dwfl_Module *mod, void **userdata, const char *name,
 	return DWARF_CB_OK;
 }
 
-/* libdw drops some modules it was given (one that overlaps another, as a
- * second copy of a library does) at the end of a report. It passes the
- * address of their userdata, whatever its prototype says. */
+/* libdw drops a module it was given that collides with one it has, at the
+ * end of a report. It passes the address of the userdata, whatever its
+ * prototype says. */
 static int drop_module_file(Dwfl_Module *mod, void *userdata, const char *name,
 			    Dwarf_Addr start, void *arg)
 {
@@ -184,20 +184,22 @@ void symbolizer__destroy(struct symbolizer *s)
 	free(s);
 }
 
-/* the mapping of the same file at offset 0 gives the load base */
+/* the mapping of the same file at offset 0 gives the load base: the nearest
+ * one below, as a file can be loaded twice (dlmopen) */
 static const struct mapping *first_mapping(const struct maps *maps, const struct mapping *m)
 {
+	const struct mapping *first = NULL;
 	size_t i;
 
-	for (i = 0; i < maps->count; i++) {
+	for (i = 0; i < maps->count && maps->mappings[i].start <= m->start; i++) {
 		const struct mapping *c = &maps->mappings[i];
 
 		if (c->inode == m->inode && c->dev_major == m->dev_major &&
 		    c->dev_minor == m->dev_minor && c->offset == 0 && c->path &&
 		    !strcmp(c->path, m->path))
-			return c;
+			first = c;
 	}
-	return NULL;
+	return first;
 }
 
 /* reports the ELF file open as fd, mapped from base; takes fd. file_name is

@@ -148,6 +148,8 @@ test_attach_dlmopen() { # -p to a process with two copies of libc (dlmopen): pro
 	assert_eq "$SUM_LOST" 0 "dlmopen: lost events"
 	check_expect_file "$T_DIR/d.exp" "dlmopen" || return
 	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlmopen"
+	assert_no_grep "$T_DIR/d.out" '^ +0x[0-9a-f]+ \[unknown\]$' \
+		"dlmopen: no frame outside every module (each copy of libc known at its own base)"
 }
 
 test_attach_churn() { # attach to and detach from threads busy allocating; target survives
