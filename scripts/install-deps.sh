@@ -6,6 +6,8 @@ set -eu
 PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev libxml2-utils"
 # make lint (part of make test); clang's fuzzer runtime (make fuzz, make fuzz-regress)
 PKGS="$PKGS cppcheck libclang-rt-14-dev"
+# glibc's own debug info: the reports name frames inside libc (__libc_start_call_main)
+PKGS="$PKGS libc6-dbg"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
