@@ -269,7 +269,8 @@ tamper_step() {
 
 # daemon_has_open PID FILE SECS: wait until process PID holds FILE open
 daemon_has_open() {
-	local pid=$1 file=$2 end fd
+	local pid=$1 file end fd
+	file=$(realpath "$2")
 	end=$(($(date +%s%N) + $3 * 1000000000))
 	while [ "$(date +%s%N)" -lt "$end" ]; do
 		for fd in /proc/"$pid"/fd/*; do
