@@ -36,6 +36,16 @@ test_ledger_realloc() { # grow/shrink/same/moved/realloc(p,0)/realloc(NULL)/fail
 	done
 }
 
+test_stack_windows() { # whole stacks through a frame larger than the BPF walker's window, and across windows
+	METRICS="count live" ledger_test frames
+	local mid="" i
+	for i in $(seq 40); do mid+="mid_recurse;"; done
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;big_frame;site_after_big 3\$" \
+		"frames: the stack through an 8 KiB frame is whole"
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;${mid}site_after_mid 2\$" \
+		"frames: the stack through 40 frames of 200 bytes is whole"
+}
+
 test_ledger_perf_links() { # the same exact ledger through one perf-event link per probe (kernels before 6.6)
 	METRICS="live count" ledger_test basic TRACELLOC_PERF_LINKS=1
 	TL_ENV=(TRACELLOC_PERF_LINKS=1)
