@@ -18,7 +18,11 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* the target's pid as tracelloc sees it: in tracelloc's pid namespace,
+ * given by pidns_dev and pidns_ino when that is not the initial one */
 const volatile __u32 target_tgid = 0;
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
 /* benchmarks: the same probes doing nothing, the floor of what tracing costs */
 const volatile bool empty_probes = false;
 /* wake the daemon once this much waits in the ring buffer; it also polls on a
@@ -86,9 +90,23 @@ static __always_inline void count(__u32 which)
 		__sync_fetch_and_add(counter, 1);
 }
 
+/* tgid << 32 | pid of the current thread, in tracelloc's pid namespace; 0
+ * for a thread outside it. Inside a container the kernel's own ids (those
+ * of the initial namespace) would never match the pid tracelloc was given. */
+static __always_inline __u64 current_id(void)
+{
+	struct bpf_pidns_info ns;
+
+	if (!pidns_ino)
+		return bpf_get_current_pid_tgid();
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+		return 0;
+	return (__u64)ns.tgid << 32 | ns.pid;
+}
+
 static __always_inline bool in_target(void)
 {
-	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+	return (current_id() >> 32) == target_tgid;
 }
 
 static __always_inline struct call_state *current_state(__u64 flags)
@@ -106,7 +124,7 @@ static __always_inline void send_ptr_event(__u32 type, __u64 addr)
 {
 	struct ptr_event ev = {
 		.type = type,
-		.tid = (__u32)bpf_get_current_pid_tgid(),
+		.tid = (__u32)current_id(),
 		.addr = addr,
 	};
 
@@ -304,7 +322,7 @@ int BPF_KRETPROBE(leave_alloc)
 
 	ev = &s->event;
 	ev->type = EVENT_ALLOC;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->tid = (__u32)current_id();
 	ev->addr = addr;
 	ev->size = s->size;
 	ev->old_addr = known_old ? s->ptr_arg : 0;
@@ -344,7 +362,7 @@ static __always_inline int enter_free(__u64 ptr)
  */
 static __always_inline int enter_thread_exit(void)
 {
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = current_id();
 	struct call_state *s;
 
 	/* the main thread runs it from exit(), where frees are the program's */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -155,14 +156,35 @@ static int open_target(struct session *s)
 	return 0;
 }
 
+/* The kernel's id of the initial pid namespace (PROC_PID_INIT_INO): there
+ * the BPF side can take the pids it already has. */
+#define INIT_PID_NS_INO 0xEFFFFFFCU
+
+static int pid_namespace(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*dev = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_dev;
+	*ino = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_ino;
+	return 0;
+}
+
 static int open_bpf(struct session *s)
 {
+	uint64_t ns_dev = 0, ns_ino = 0;
 	int err, i;
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
 		return fail(-errno, "cannot open the BPF programs");
 	s->skel->rodata->target_tgid = target__pid(s->target);
+	err = pid_namespace(&ns_dev, &ns_ino);
+	if (err)
+		return fail(err, "cannot read /proc/self/ns/pid");
+	s->skel->rodata->pidns_dev = ns_dev;
+	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
 	s->skel->rodata->wakeup_bytes = s->opts.ringbuf_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;

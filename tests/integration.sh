@@ -162,6 +162,42 @@ test_attach_churn() { # attach to and detach from threads busy allocating; targe
 	assert_eq "$WAIT_RC" 0 "churn -p: the target's exit status after being traced"
 }
 
+test_pidns_inside() { # tracelloc run inside a new pid namespace (a container): launch and -p, ledgers exact
+	command -v unshare >/dev/null || { fail "pidns: unshare (util-linux) is missing"; return; }
+	printf '#!/bin/sh\nexec unshare --fork --pid --mount-proc "%s" "$@"\n' "$TL" >"$T_DIR/tl-in-ns"
+	chmod +x "$T_DIR/tl-in-ns"
+	TL=$T_DIR/tl-in-ns
+	METRICS="live count" ledger_test basic
+	# the target's pid is 2 in there (1 is tracelloc): the summary says so
+	assert_eq "$SUM_PID" 2 "pidns: the pid in the summary is the namespace's"
+}
+
+test_pidns_container_init() { # -p on the pid 1 of another pid namespace, from outside it
+	need_target churn || return
+	command -v unshare >/dev/null || { fail "pidns: unshare (util-linux) is missing"; return; }
+	local upid hpid i
+	rm -f "$T_DIR/ns.ready"
+	env TL_READY="$T_DIR/ns.ready" unshare --fork --pid --mount-proc "$TB/churn" 0 6 \
+		>"$T_DIR/ns.tout" 2>&1 </dev/null &
+	upid=$!
+	register_pid "$upid"
+	wait_for_grep "$T_DIR/ns.ready" '^ready 1$' 10 "$upid" || { fail "pidns: the target is not pid 1 of its namespace"; return; }
+	for i in 1 2 3 4 5; do
+		hpid=$(pgrep -P "$upid" | head -1)
+		[ -n "$hpid" ] && break
+		sleep 0.1
+	done
+	[ -n "$hpid" ] || { fail "pidns: no host pid for the target"; return; }
+	register_pid "$hpid"
+	tl_run c -d 1 -m live-count -f "$T_DIR/c.fg" -p "$hpid"
+	check_normal_end c '^duration elapsed$' "pidns: -p on a namespace's pid 1" || return
+	assert_eq "$SUM_PID" "$hpid" "pidns: summary pid"
+	assert_int_ge "$SUM_CALLS" 1000 "pidns: allocation calls seen in 1 s"
+	assert_grep "$T_DIR/c.fg" 'site_churn_malloc' "pidns: the target's frames are named (files read through its /proc/PID/root)"
+	kill -TERM "$hpid" 2>/dev/null
+	wait "$upid" 2>/dev/null
+}
+
 test_sampling() { # --sample-bytes: estimates per site within 10% of the exact trace, frees of unsampled blocks dropped
 	need_target sampling || return
 	local site exact est
