@@ -404,3 +404,21 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		return enter(fn, arg1, 0);
 	}
 }
+
+/*
+ * exec replaces the target's program: its heap is gone and its stacks would
+ * point into other code. The daemon stops at this record; whatever the new
+ * program sends after it is not the traced program's.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct ptr_event ev = { .type = EVENT_EXEC };
+
+	if (!in_target())
+		return 0;
+	ev.tid = (__u32)current_id();
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count(COUNTER_LOST_FREE);
+	return 0;
+}

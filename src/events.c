@@ -13,6 +13,7 @@ struct events {
 	struct ring_buffer *rb;
 	struct heap *heap;
 	uint64_t malformed;
+	bool exec_seen;
 };
 
 static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
@@ -37,11 +38,16 @@ static int handle_record(void *ctx, void *data, size_t size)
 	const struct ptr_event *ev = data;
 	struct events *e = ctx;
 
+	if (e->exec_seen)
+		return 0;
 	if (size < sizeof(*ev)) {
 		e->malformed++;
 		return 0;
 	}
 	switch (ev->type) {
+	case EVENT_EXEC:
+		e->exec_seen = true;
+		return 0;
 	case EVENT_ALLOC:
 		return handle_alloc(e, data, size);
 	case EVENT_FREE:
@@ -94,6 +100,11 @@ int events__consume(struct events *e)
 	int n = ring_buffer__consume(e->rb);
 
 	return n < 0 ? n : 0;
+}
+
+bool events__exec_seen(const struct events *e)
+{
+	return e->exec_seen;
 }
 
 uint64_t events__malformed(const struct events *e)

@@ -242,7 +242,13 @@ static int load_bpf(struct session *s)
 
 static int attach_probes(struct session *s)
 {
-	int err = attach__attach(s->attach);
+	int err;
+
+	/* before the probes: an exec from then on is seen */
+	s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
+	if (!s->skel->links.on_exec)
+		return fail(-errno, "cannot watch pid %d for exec", target__pid(s->target));
+	err = attach__attach(s->attach);
 
 	/* the kernel refuses a uprobe where another tool's probe on the same
 	 * instruction uses a different reference counter (BCC's memleak does) */
@@ -430,7 +436,8 @@ static int consume(struct session *s)
 	uint32_t nstacks;
 	int err = events__consume(s->events);
 
-	if (err)
+	/* after an exec the maps are the new program's: keep the old ones */
+	if (err || events__exec_seen(s->events))
 		return err;
 	nstacks = stacks__count(heap__stacks(s->heap));
 	if (nstacks != s->stacks_at_refresh && now_ns() - s->refreshed_ns >= 10000000ULL) {
@@ -439,6 +446,22 @@ static int consume(struct session *s)
 		s->refreshed_ns = now_ns();
 	}
 	return 0;
+}
+
+/* The trace ends at an exec: the new program is not the one traced. */
+static bool exec_ending(struct session *s, char *ending, size_t ending_size)
+{
+	char path[64], exe[64] = "?";
+	ssize_t n;
+
+	if (!events__exec_seen(s->events))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", target__pid(s->target));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
+	return true;
 }
 
 /* consumes events until the target exits, a signal arrives or time is up */
@@ -490,6 +513,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				fail(err, "cannot process events");
 				goto out;
 			}
+			done = exec_ending(s, ending, ending_size);
 		}
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
@@ -500,6 +524,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					fail(err, "cannot process events");
 					goto out;
 				}
+				done = exec_ending(s, ending, ending_size);
 			} else if (fd == target__pidfd(s->target)) {
 				target__ending(s->target, ending, ending_size);
 				done = true;
@@ -524,11 +549,17 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
-				symbolizer__refresh(s->symbolizer);
+				consume(s);
+				if (!events__exec_seen(s->events))
+					symbolizer__refresh(s->symbolizer);
 				if (s->opts.interval_s <= 0)
 					continue;
 				consume(s);
 				read_loss(s, &loss);
+				if (exec_ending(s, ending, ending_size)) {
+					done = true;
+					continue;
+				}
 				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);

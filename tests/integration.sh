@@ -198,6 +198,23 @@ test_pidns_container_init() { # -p on the pid 1 of another pid namespace, from o
 	wait "$upid" 2>/dev/null
 }
 
+test_exec() { # the target calls exec: tracing stops there, the ledger before it exact, nothing of the new program
+	need_target execer || return
+	local m
+	for m in live count; do
+		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+		tl_run "$m" -i 0 -m "$m" -f "$T_DIR/$m.fg" -- "$TB/execer" /usr/bin/ls -R /usr/share/doc
+		check_normal_end "$m" '^target called exec \(now /usr/bin/ls\)' "exec -m $m" || return
+		assert_eq "$SUM_LOST" 0 "exec -m $m: lost events"
+		check_expect_file "$T_DIR/$m.exp" "exec -m $m" || return
+		check_ledger "$T_DIR/$m.exp" "$T_DIR/$m.fg" "$m" "exec -m $m"
+		check_invariant "exec -m $m"
+		assert_eq "$(fold_total "$T_DIR/$m.fg")" "$(summary_for_metric "$m")" \
+			"exec -m $m: the folded file holds only the program traced"
+		assert_no_grep "$T_DIR/$m.fg" 'unknown|ls' "exec -m $m: no frame of the new program"
+	done
+}
+
 test_sampling() { # --sample-bytes: estimates per site within 10% of the exact trace, frees of unsampled blocks dropped
 	need_target sampling || return
 	local site exact est
