@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -240,6 +241,14 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
+/* the target has exited (its pidfd polls readable) */
+static bool target_gone(struct session *s)
+{
+	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
 static int attach_probes(struct session *s)
 {
 	int err;
@@ -256,6 +265,8 @@ static int attach_probes(struct session *s)
 		return fail(0, "cannot attach probes to pid %d: the kernel refused them; another "
 			    "tracer may hold probes on the same functions (dmesg: \"ref_ctr_offset "
 			    "mismatch\")", target__pid(s->target));
+	if (err && target_gone(s))
+		return fail(0, "pid %d exited while tracelloc attached to it", target__pid(s->target));
 	if (err)
 		return fail(err, "cannot attach probes to pid %d", target__pid(s->target));
 	return 0;

@@ -215,6 +215,87 @@ test_exec() { # the target calls exec: tracing stops there, the ledger before it
 	done
 }
 
+test_fork() { # the target forks: the child's calls, and its frees of the parent's blocks, are not the parent's
+	need_target forker || return
+	METRICS="live count allocated" ledger_test forker
+	assert_eq "$SUM_UNKNOWN" 0 "fork: the child's frees are not the parent's unknown frees"
+	assert_no_grep "$T_DIR/count.fg" 'site_child' "fork: no stack of the child"
+}
+
+test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
+	need_target threadchurn || return
+	METRICS="count allocated" ledger_test threadchurn
+	assert_no_grep "$T_DIR/count.out" 'untraced calls' "thread churn: every thread got its BPF state"
+	assert_eq "$(fold_sum "$T_DIR/count.fg" site_thread_temp)" 4000 "thread churn: 2 calls in each of 2000 threads"
+}
+
+# probe_byte PID FUNC: the first byte of libc's FUNC in PID's memory, in hex
+# (cc while a uprobe sits there)
+probe_byte() {
+	local pid=$1 fn=$2 libc base off
+	libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$pid/maps")
+	base=$(awk '$6 ~ /\/libc\.so\.6$/ && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$pid/maps")
+	off=$(nm -D --defined-only "$libc" | awk -v f="$fn" '{ n = $3; sub(/@.*/, "", n) } n == f { print $1; exit }')
+	dd if="/proc/$pid/mem" bs=1 count=1 skip=$((0x$base + 0x$off)) iflag=skip_bytes status=none | od -An -tx1 | tr -d ' '
+}
+
+test_tracer_killed() { # tracelloc killed with SIGKILL while attached: the probes go, the target runs on unharmed
+	need_target churn || return
+	local tpid i byte
+	start_target churn 0 3 || return
+	tpid=$TGT_PID
+	assert_ne "$(probe_byte "$tpid" malloc)" cc "tracer killed: no probe on malloc before attaching"
+	tl_bg k -i 0 -p "$tpid"
+	wait_for_grep "$T_DIR/k.err" "attached to pid $tpid" 20 "$TL_PID" || { fail "tracer killed: no attach"; return; }
+	assert_eq "$(probe_byte "$tpid" malloc)" cc "tracer killed: a probe on malloc while attached"
+	kill -KILL "$TL_PID"
+	wait_pid "$TL_PID" 10
+	for i in $(seq 50); do
+		byte=$(probe_byte "$tpid" malloc)
+		[ "$byte" != cc ] && break
+		sleep 0.1
+	done
+	assert_ne "$byte" cc "tracer killed: the probe on malloc is gone once tracelloc is"
+	pid_alive "$tpid" || fail "tracer killed: the target died with tracelloc"
+	wait_pid "$tpid" 20 || fail "tracer killed: the target did not end"
+	assert_eq "$WAIT_RC" 0 "tracer killed: the target's exit status"
+}
+
+test_target_killed_attached() { # -p: the target is killed with SIGKILL mid-trace: outputs whole, summary, exit 0
+	need_target churn || return
+	local tpid
+	start_target churn 0 20 || return
+	tpid=$TGT_PID
+	tl_bg k -i 0 -f "$T_DIR/k.fg" -p "$tpid"
+	wait_for_grep "$T_DIR/k.err" "attached to pid $tpid" 20 "$TL_PID" || { fail "target killed: no attach"; return; }
+	sleep 0.5
+	kill -KILL "$tpid"
+	wait_pid "$TL_PID" 20 || fail "target killed: tracelloc did not end within 20 s"
+	TL_RC=$WAIT_RC
+	check_normal_end k '^target exited$' "target killed (-p)" || return
+	assert_int_ge "$SUM_CALLS" 100 "target killed: calls traced before the kill"
+	check_folded_format "$T_DIR/k.fg" "target killed"
+	assert_eq "$(fold_total "$T_DIR/k.fg")" "$SUM_LIVE_BYTES" "target killed: the folded file's total = the summary's live bytes"
+	assert_eq "$(find "$T_DIR" -name 'k.fg.*' | wc -l)" 0 "target killed: no temporary file left"
+}
+
+test_exit_during_attach() { # -p on processes that exit while tracelloc attaches: a clean end or one clear line, never a crash
+	local d pid
+	for d in 0 0.01 0.02 0.04 0.08; do
+		sleep "$d" &
+		pid=$!
+		tl_run bad -i 0 -p "$pid"
+		wait "$pid" 2>/dev/null
+		if [ "$TL_RC" = 0 ]; then
+			assert_grep "$T_DIR/bad.out" '^==> summary: .*target exited' "exit during attach ($d s): a summary"
+		else
+			bad_input_check "exit during attach ($d s)"
+			assert_grep "$T_DIR/bad.err" '^tracelloc: (no process with pid|pid [0-9]+ exited while)' \
+				"exit during attach ($d s): says the process is gone"
+		fi
+	done
+}
+
 test_sampling() { # --sample-bytes: estimates per site within 10% of the exact trace, frees of unsampled blocks dropped
 	need_target sampling || return
 	local site exact est
@@ -241,13 +322,13 @@ test_sampling() { # --sample-bytes: estimates per site within 10% of the exact t
 	assert_eq "$(fold_sum "$T_DIR/s.fg" site_sample_freed)" 0 "sampling: a site whose blocks were all freed holds nothing"
 }
 
-test_dlopen() { # a library loaded with dlopen after attach: its frames are named, its bytes exact
+test_dlopen() { # dlopen after attach, dlclose, dlopen again: frames named (also of the closed copy), bytes exact
 	need_target dlopen || return
 	TL_ENV=(TL_EXPECT="$T_DIR/d.exp")
 	tl_run d -i 0 -t 3 -f "$T_DIR/d.fg" -- "$TB/dlopen" "$TB/libplugin.so"
 	check_normal_end d '^target exited with status 0$' "dlopen" || return
 	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlopen"
-	assert_eq "$(fold_sum "$T_DIR/d.fg" plugin_alloc)" 2331 "dlopen: live bytes of plugin_alloc (3 x 777)"
+	assert_eq "$(fold_sum "$T_DIR/d.fg" plugin_alloc)" 2664 "dlopen: live bytes of plugin_alloc (3 x 777 + 333)"
 	assert_grep "$T_DIR/d.out" ' plugin_alloc\+0x[0-9a-f]+ \(libplugin\.so\) .*plugin\.c:[0-9]+$' \
 		"dlopen: the report names the frame, its module and its line"
 }
