@@ -28,7 +28,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench browser-test
+.PHONY: all clean deps test unit-test demo targets bench longrun browser-test
 .DELETE_ON_ERROR:
 
 all: tracelloc
@@ -108,6 +108,11 @@ browser-test: all $(OUT)/demo
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+
+# ten minutes of a 2-thread target at full speed: daemon memory and losses
+longrun: deps
+	$(MAKE) all
+	bench/longrun.sh
 
 clean:
 	rm -rf $(OUT) tracelloc
