@@ -139,7 +139,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	if (err)
 		return err;
 	if (p->opts.allocator_frame) {
-		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn) };
+		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn), .frame = -1 };
 		n++;
 	}
 	for (i = 0; i < nraw; i++) {
@@ -148,6 +148,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		for (j = 0; j < loc->nframes; j++) {
 			p->shown[n] = (struct shown_frame){
 				.addr = raw[i],
+				.frame = (int32_t)i,
 				.loc = loc,
 				.function = loc->frames[j].function,
 				.file = loc->frames[j].file,
@@ -158,7 +159,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		}
 	}
 	if (!n) {
-		p->shown[n] = (struct shown_frame){ .function = "[unknown]" };
+		p->shown[n] = (struct shown_frame){ .function = "[unknown]", .frame = -1 };
 		n++;
 	}
 	/* focus looks at every frame, hidden ones too; then drop the hidden */
@@ -179,7 +180,8 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 			p->shown[0].hidden_inside = hidden_inside;
 	}
 	if (!kept) {	/* everything hidden: keep the leaf, so the bytes stay visible */
-		p->shown[0] = (struct shown_frame){ .function = "[filtered]", .hidden_outside = n };
+		p->shown[0] = (struct shown_frame){ .function = "[filtered]", .frame = -1,
+						    .hidden_outside = n };
 		kept = 1;
 	}
 	*frames = p->shown;

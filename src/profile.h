@@ -38,6 +38,7 @@ struct profile_stack {
 /* a frame as writers show it */
 struct shown_frame {
 	uint64_t addr;			/* return address; 0 for the allocator frame */
+	int32_t frame;			/* index of addr in profile__frames(); -1 when none */
 	const struct sym_location *loc;	/* NULL for the allocator frame */
 	const char *function;
 	const char *file;		/* NULL without debug info */
