@@ -25,6 +25,7 @@
 #include "heap.h"
 #include "options.h"
 #include "outfile.h"
+#include "pprof.h"
 #include "profile.h"
 #include "report.h"
 #include "svg.h"
@@ -330,6 +331,32 @@ static int write_svg(FILE *out, void *ctx)
 	return err;
 }
 
+static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
+{
+	struct pprof_opts po = { .view = view, .period = s->opts.sample_bytes };
+	struct profile *p = snapshot(s, true);
+	struct timespec wall;
+	char comment[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
+	po.duration_ns = (int64_t)((now_ns() / 1e9 - s->start_s) * 1e9);
+	snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", target__pid(s->target),
+		 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	po.comment = comment;
+	err = pprof__write(out, p, &po);
+	profile__destroy(p);
+	return err;
+}
+
+static int write_pprof(FILE *out, void *ctx)
+{
+	return write_pprof_view(out, ctx, PPROF_INUSE);
+}
+
 static int write_outputs(struct session *s)
 {
 	uint64_t start = now_ns();
@@ -339,6 +366,11 @@ static int write_outputs(struct session *s)
 		err = outfile__write(s->opts.svg_path, write_svg, s);
 		if (err)
 			return fail(err, "cannot write %s", s->opts.svg_path);
+	}
+	if (s->opts.pprof_path) {
+		err = outfile__write(s->opts.pprof_path, write_pprof, s);
+		if (err)
+			return fail(err, "cannot write %s", s->opts.pprof_path);
 	}
 	if (!s->opts.flamegraph_path)
 		return 0;
@@ -561,7 +593,7 @@ static void session_destroy(struct session *s)
 /* output files: fail before tracing, not after */
 static int check_outputs(struct session *s)
 {
-	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path };
+	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path, s->opts.pprof_path };
 	size_t i;
 	int err;
 

@@ -27,6 +27,7 @@ enum {
 	OPT_PROBE_AT_SYMBOL,
 	OPT_EMPTY_PROBES,
 	OPT_SAMPLE_BYTES,
+	OPT_PPROF,
 };
 
 static const char usage[] =
@@ -66,6 +67,11 @@ static const char usage[] =
 	"                                as tcmalloc): less overhead, estimated numbers\n"
 	"      --empty-probes            attach the probes, record nothing: the floor of\n"
 	"                                the tracing cost (for benchmarks)\n"
+	"\n"
+	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
+	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
+	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space)\n"
+	"\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
@@ -232,6 +238,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -312,6 +319,11 @@ int options__parse(int argc, char **argv, struct options *opts)
 			if (!*optarg)
 				err = bad("empty SVG file name");
 			opts->svg_path = optarg;
+			break;
+		case OPT_PPROF:
+			if (!*optarg)
+				err = bad("empty pprof file name");
+			opts->pprof_path = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

@@ -35,6 +35,7 @@ struct options {
 	bool empty_probes;
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;
+	const char *pprof_path;
 };
 
 enum options_result {

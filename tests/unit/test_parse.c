@@ -379,6 +379,7 @@ TEST(options_defaults)
 	ASSERT_TRUE(o.duration_s == 0, "duration default 0 (got %g)", o.duration_s);
 	ASSERT_TRUE(o.interval_s == 1, "interval default 1 (got %g)", o.interval_s);
 	ASSERT_NULL(o.flamegraph_path, "flamegraph path");
+	ASSERT_NULL(o.pprof_path, "pprof path");
 	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
 	ASSERT_EQ(o.ringbuf_bytes, 16 << 20, "ring buffer default 16M");
 	ASSERT_EQ(o.verbose, 0, "verbose");
@@ -437,6 +438,9 @@ TEST(options_each_flag)
 	ASSERT_EQ(o.ringbuf_bytes, 1 << 30, "-b 1G");
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "8192"), OPTIONS_RUN, "-b 8192");
 	ASSERT_EQ(o.ringbuf_bytes, 8192, "-b 8192");
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--pprof", "heap.pb.gz"), OPTIONS_RUN, "--pprof");
+	ASSERT_STREQ(o.pprof_path, "heap.pb.gz", "--pprof");
 
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-v"), OPTIONS_RUN, "-v");
 	ASSERT_EQ(o.verbose, 1, "-v");
@@ -539,6 +543,7 @@ TEST(options_errors)
 		{ { "-b", "16Q", "ls" }, "'16Q'" },
 		{ { "-b", "M", "ls" }, "'M'" },
 		{ { "-b", "-4096", "ls" }, "'-4096'" },
+		{ { "--pprof", "", "ls" }, "empty" },
 	};
 	struct options o;
 	size_t i, j;
