@@ -10,7 +10,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 CPPFLAGS += -Iinclude -Isrc -I$(OUT)
-LDLIBS := -lbpf -lelf -ldw -liberty -lcapstone -lprotobuf-c -lz -lm
+LDLIBS := -lbpf -lelf -ldw -liberty -lcapstone -lprotobuf-c -lmicrohttpd -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) -Wall
 

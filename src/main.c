@@ -23,6 +23,8 @@
 #include "filter.h"
 #include "folded.h"
 #include "heap.h"
+#include "http.h"
+#include "metrics.h"
 #include "options.h"
 #include "outfile.h"
 #include "pprof.h"
@@ -46,12 +48,18 @@ struct session {
 	struct events *events;
 	struct symbolizer *symbolizer;
 	struct filter *filter;
+	struct http *http;
 	int signal_fd;
 	double start_s;
 	struct heap_stats last_report;	/* the heap when the last report was printed */
 	uint32_t stacks_at_refresh;	/* stacks known when the maps were last read */
 	uint64_t refreshed_ns;
 	bool reported;
+	/* allocation rate over the last tick, for /metrics */
+	struct heap_stats rate_from;
+	uint64_t rate_from_ns;
+	double alloc_calls_per_s;
+	double alloc_bytes_per_s;
 };
 
 static int fail(int err, const char *fmt, ...)
@@ -120,13 +128,16 @@ static int check_system(void)
 
 static int block_signals(struct session *s)
 {
-	sigset_t set;
+	sigset_t set, blocked;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
+	/* a scraper that hangs up mid-page is a failed write, not the end of the trace */
+	blocked = set;
+	sigaddset(&blocked, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &blocked, NULL))
 		return -errno;
 	s->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return s->signal_fd < 0 ? -errno : 0;
@@ -357,6 +368,43 @@ static int write_pprof(FILE *out, void *ctx)
 	return write_pprof_view(out, ctx, PPROF_INUSE);
 }
 
+static int write_metrics(FILE *out, struct session *s)
+{
+	struct metrics m = {
+		.pid = target__pid(s->target),
+		.traced_s = (now_ns() / 1e9) - s->start_s,
+		.stats = *heap__stats(s->heap),
+		.stacks = stacks__count(heap__stacks(s->heap)),
+		.alloc_calls_per_s = s->alloc_calls_per_s,
+		.alloc_bytes_per_s = s->alloc_bytes_per_s,
+		.sample_bytes = s->opts.sample_bytes,
+	};
+
+	read_loss(s, &m.loss);
+	return metrics__write(out, &m);
+}
+
+static int consume(struct session *s);
+
+/* a page of the scrape endpoint, as of now: the records sent until now first */
+static int write_page(enum http_page page, FILE *out, void *ctx)
+{
+	struct session *s = ctx;
+	int err = consume(s);
+
+	if (err)
+		return err;
+	switch (page) {
+	case HTTP_PAGE_HEAP:
+		return write_pprof_view(out, s, PPROF_INUSE);
+	case HTTP_PAGE_ALLOCS:
+		return write_pprof_view(out, s, PPROF_ALLOCS);
+	case HTTP_PAGE_METRICS:
+		return write_metrics(out, s);
+	}
+	return -ENOENT;
+}
+
 static int write_outputs(struct session *s)
 {
 	uint64_t start = now_ns();
@@ -451,6 +499,20 @@ static int consume(struct session *s)
 	return 0;
 }
 
+static void update_rate(struct session *s)
+{
+	const struct heap_stats *now = heap__stats(s->heap);
+	uint64_t t = now_ns();
+	double elapsed_s = (t - s->rate_from_ns) / 1e9;
+
+	if (elapsed_s <= 0)
+		return;
+	s->alloc_calls_per_s = (now->alloc_calls - s->rate_from.alloc_calls) / elapsed_s;
+	s->alloc_bytes_per_s = (now->alloc_bytes - s->rate_from.alloc_bytes) / elapsed_s;
+	s->rate_from = *now;
+	s->rate_from_ns = t;
+}
+
 /* consumes events until the target exits, a signal arrives or time is up */
 static int trace(struct session *s, char *ending, size_t ending_size)
 {
@@ -477,17 +539,21 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		err = add_fd(epfd, tick_fd);
 	if (!err && end_fd >= 0)
 		err = add_fd(epfd, end_fd);
+	if (!err && s->http)
+		err = add_fd(epfd, http__fd(s->http));
 	if (err) {
 		fail(err, "cannot wait for events");
 		goto out;
 	}
 
+	s->rate_from_ns = now_ns();
 	while (!done) {
+		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
 		struct epoll_event evs[8];
 		int n, i;
 
 		/* records are sent without a wakeup until a batch gathers: look anyway */
-		n = epoll_wait(epfd, evs, 8, POLL_EVERY_MS);
+		n = epoll_wait(epfd, evs, 8, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -535,9 +601,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
 				symbolizer__refresh(s->symbolizer);
+				consume(s);
+				update_rate(s);
 				if (s->opts.interval_s <= 0)
 					continue;
-				consume(s);
 				read_loss(s, &loss);
 				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
@@ -545,6 +612,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				print_report(s);
 			}
 		}
+		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
+		 * a request is answered here, between two reads of the ring buffer */
+		if (s->http)
+			http__run(s->http);
 	}
 	/* what the target sent before it ended is still in the buffer */
 	err = consume(s);
@@ -578,6 +649,7 @@ static void print_summary(struct session *s, const char *ending)
 
 static void session_destroy(struct session *s)
 {
+	http__destroy(s->http);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	symbolizer__destroy(s->symbolizer);
@@ -604,6 +676,24 @@ static int check_outputs(struct session *s)
 	return 0;
 }
 
+/* the endpoint listens before tracing: a port in use stops tracelloc at once */
+static int start_http(struct session *s)
+{
+	struct http_opts ho = { .write_page = write_page, .ctx = s };
+	char addr[64];
+	int err;
+
+	if (!s->opts.listen)
+		return 0;
+	err = http__new((struct sockaddr *)&s->opts.listen_addr, s->opts.listen_addr_len, &ho,
+			&s->http);
+	if (err) {
+		http__format_addr((struct sockaddr *)&s->opts.listen_addr, addr, sizeof(addr));
+		return fail(err, "cannot listen on %s", addr);
+	}
+	return 0;
+}
+
 static void announce(struct session *s)
 {
 	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s->target));
@@ -614,6 +704,21 @@ static void announce(struct session *s)
 			attach__link_kind(s->attach));
 		attach__describe_shifts(s->attach, stderr);
 	}
+	if (s->http)
+		fprintf(stderr, "tracelloc: serving http://%s/debug/pprof/heap and /metrics\n",
+			http__address(s->http));
+}
+
+static void describe_http(struct session *s)
+{
+	const struct http_stats *st;
+
+	if (!s->http || !s->opts.verbose)
+		return;
+	st = http__stats(s->http);
+	fprintf(stderr, "tracelloc: http: %llu requests; the event loop spent %.1f ms serving, "
+		"at most %.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
+		st->longest_run_ns / 1e6);
 }
 
 /* the end of a trace: final report, summary, the launched command, files */
@@ -624,6 +729,7 @@ static int finish(struct session *s, const char *ending)
 	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
 		print_report(s);
 	print_summary(s, ending);
+	describe_http(s);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
 	if (target__terminate(s->target) > 0)
 		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
@@ -648,6 +754,8 @@ int main(int argc, char **argv)
 		err = build_filter(&s);
 	if (!err)
 		err = check_outputs(&s);
+	if (!err)
+		err = start_http(&s);
 	if (!err && block_signals(&s))
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)
