@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The message is built with the structs that protoc-c generates from
- * src/proto/profile.proto, then packed straight into a gzip stream: the
- * encoded profile is never held whole in memory.
+ * src/proto/profile.proto, packed by protobuf-c, then gzipped with zlib.
  *
  * Every table of the message is deduplicated as it is filled: a string, a
  * function (name and file), a mapping and a location (return address)
@@ -311,78 +310,46 @@ static int builder_init(struct builder *b)
 	return 0;
 }
 
-/* protobuf-c packs into this buffer, which deflates into a gzip stream */
-struct gzip_out {
-	ProtobufCBuffer base;		/* first: protobuf-c calls base.append */
-	z_stream z;
-	FILE *out;
-	int err;
-	size_t staged;
-	unsigned char in[1 << 16];
-	unsigned char deflated[1 << 16];
-};
-
-static void gzip_deflate(struct gzip_out *gz, int flush)
+/* gzip, at the speed Go's own profiles are written with */
+static int write_gzip(FILE *out, const uint8_t *data, size_t size)
 {
+	unsigned char chunk[1 << 16];
+	z_stream z = {};
 	size_t have;
+	int ret, err = 0;
 
-	gz->z.next_in = gz->in;
-	gz->z.avail_in = (uInt)gz->staged;
+	/* 15 + 16: a window of 32K, with a gzip header and trailer */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)data;
+	z.avail_in = (uInt)size;
 	do {
-		gz->z.next_out = gz->deflated;
-		gz->z.avail_out = sizeof(gz->deflated);
-		if (deflate(&gz->z, flush) == Z_STREAM_ERROR) {
-			gz->err = -EIO;
-			return;
-		}
-		have = sizeof(gz->deflated) - gz->z.avail_out;
-		if (have && fwrite(gz->deflated, 1, have, gz->out) != have) {
-			gz->err = -EIO;
-			return;
-		}
-	} while (gz->z.avail_out == 0);
-	gz->staged = 0;
-}
-
-static void gzip_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
-{
-	struct gzip_out *gz = (struct gzip_out *)buffer;
-
-	while (len && !gz->err) {
-		size_t n = sizeof(gz->in) - gz->staged;
-
-		if (n > len)
-			n = len;
-		memcpy(gz->in + gz->staged, data, n);
-		gz->staged += n;
-		data += n;
-		len -= n;
-		if (gz->staged == sizeof(gz->in))
-			gzip_deflate(gz, Z_NO_FLUSH);
-	}
+		z.next_out = chunk;
+		z.avail_out = sizeof(chunk);
+		ret = deflate(&z, Z_FINISH);
+		have = sizeof(chunk) - z.avail_out;
+		if (ret == Z_STREAM_ERROR || (have && fwrite(chunk, 1, have, out) != have))
+			err = -EIO;
+	} while (!err && ret != Z_STREAM_END);
+	deflateEnd(&z);
+	return err;
 }
 
 static int pack_gzip(FILE *out, const Profile *msg)
 {
-	struct gzip_out *gz = calloc(1, sizeof(*gz));
+	size_t size = perftools__profiles__profile__get_packed_size(msg);
+	uint8_t *packed;
 	int err;
 
-	if (!gz)
+	/* uInt: zlib takes at most 4 GiB in one go */
+	if (size > UINT32_MAX)
+		return -EFBIG;
+	packed = malloc(size ? size : 1);
+	if (!packed)
 		return -ENOMEM;
-	gz->base.append = gzip_append;
-	gz->out = out;
-	/* 15 + 16: a zlib window of 32K, with a gzip header and trailer */
-	if (deflateInit2(&gz->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(gz);
-		return -ENOMEM;
-	}
-	perftools__profiles__profile__pack_to_buffer(msg, &gz->base);
-	if (!gz->err)
-		gzip_deflate(gz, Z_FINISH);
-	deflateEnd(&gz->z);
-	err = gz->err;
-	free(gz);
+	perftools__profiles__profile__pack(msg, packed);
+	err = write_gzip(out, packed, size);
+	free(packed);
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;
