@@ -55,6 +55,7 @@ struct session {
 	uint32_t stacks_at_refresh;	/* stacks known when the maps were last read */
 	uint64_t refreshed_ns;
 	bool reported;
+	bool tracing;			/* in trace(): events are read */
 	/* allocation rate over the last tick, for /metrics */
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
@@ -299,12 +300,26 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->sampled_full = sums[COUNTER_SAMPLED_FULL];
 }
 
-static struct profile *snapshot(struct session *s, bool for_flamegraph)
+static int consume(struct session *s);
+
+/* a writer that takes long must not leave the ring buffer to fill up */
+static void consume_while_writing(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (s->tracing)
+		consume(s);
+}
+
+/* for_writer: files and pages, not the report (which walks the heap itself) */
+static struct profile *snapshot(struct session *s, bool for_writer)
 {
 	struct profile_opts popts = {
 		.symbolizer = s->symbolizer,
 		.filter = s->filter,
-		.allocator_frame = for_flamegraph && s->opts.allocator_frame,
+		.allocator_frame = for_writer && s->opts.allocator_frame,
+		.idle = for_writer ? consume_while_writing : NULL,
+		.idle_ctx = s,
 	};
 
 	return profile__snapshot(s->heap, &popts);
@@ -383,8 +398,6 @@ static int write_metrics(FILE *out, struct session *s)
 	read_loss(s, &m.loss);
 	return metrics__write(out, &m);
 }
-
-static int consume(struct session *s);
 
 /* a page of the scrape endpoint, as of now: the records sent until now first */
 static int write_page(enum http_page page, FILE *out, void *ctx)
@@ -547,6 +560,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	}
 
 	s->rate_from_ns = now_ns();
+	s->tracing = true;
 	while (!done) {
 		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
 		struct epoll_event evs[8];
@@ -617,11 +631,13 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		if (s->http)
 			http__run(s->http);
 	}
+	s->tracing = false;
 	/* what the target sent before it ended is still in the buffer */
 	err = consume(s);
 	if (err)
 		fail(err, "cannot process events");
 out:
+	s->tracing = false;
 	if (tick_fd >= 0)
 		close(tick_fd);
 	if (end_fd >= 0)
@@ -709,16 +725,21 @@ static void announce(struct session *s)
 			http__address(s->http));
 }
 
-static void describe_http(struct session *s)
+/* -v: what serving pages cost, and how long the ring buffer was left unread at most */
+static void describe_costs(struct session *s)
 {
 	const struct http_stats *st;
 
-	if (!s->http || !s->opts.verbose)
+	if (!s->opts.verbose)
 		return;
-	st = http__stats(s->http);
-	fprintf(stderr, "tracelloc: http: %llu requests; the event loop spent %.1f ms serving, "
-		"at most %.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
-		st->longest_run_ns / 1e6);
+	if (s->http) {
+		st = http__stats(s->http);
+		fprintf(stderr, "tracelloc: http: %llu requests, %.1f ms serving them, at most "
+			"%.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
+			st->longest_run_ns / 1e6);
+	}
+	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms\n",
+		events__longest_gap_ns(s->events) / 1e6);
 }
 
 /* the end of a trace: final report, summary, the launched command, files */
@@ -729,7 +750,7 @@ static int finish(struct session *s, const char *ending)
 	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
 		print_report(s);
 	print_summary(s, ending);
-	describe_http(s);
+	describe_costs(s);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
 	if (target__terminate(s->target) > 0)
 		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",

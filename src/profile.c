@@ -2,11 +2,22 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile.h"
 #include "filter.h"
 #include "symbolize.h"
 #include "tracelloc.h"
+
+#define IDLE_EVERY_NS 10000000ULL
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts)
 {
@@ -31,6 +42,7 @@ struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *
 	p->stack_table = stacks;
 	if (opts)
 		p->opts = *opts;
+	p->idle_ns = now_ns();
 	return p;
 }
 
@@ -128,12 +140,18 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		  const struct shown_frame **frames)
 {
 	struct filter *filter = p->opts.filter;
-	uint32_t nraw, i, j;
-	const uint64_t *raw = profile__frames(p, s, &nraw);
 	bool focused = !filter__has_focus(filter);
 	size_t n = 0, kept = 0, k;
-	uint32_t hidden_inside = 0;
+	uint32_t hidden_inside = 0, nraw, i, j;
+	const uint64_t *raw;
 	int err;
+
+	/* before the frames are fetched: reading events may move them */
+	if (p->opts.idle && now_ns() - p->idle_ns >= IDLE_EVERY_NS) {
+		p->opts.idle(p->opts.idle_ctx);
+		p->idle_ns = now_ns();
+	}
+	raw = profile__frames(p, s, &nraw);
 
 	err = reserve_shown(p, 1 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
 	if (err)
