@@ -631,7 +631,6 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		if (s->http)
 			http__run(s->http);
 	}
-	s->tracing = false;
 	/* what the target sent before it ended is still in the buffer */
 	err = consume(s);
 	if (err)

@@ -30,8 +30,8 @@ struct profile_opts {
 	/*
 	 * Called by profile__show, at most every 10 ms, while a writer works
 	 * through the stacks: the daemon reads its events meanwhile. The
-	 * snapshot does not change; a writer that walks the heap itself (the
-	 * report) must not set it.
+	 * snapshot does not change, but the heap does: none for a writer that
+	 * walks the heap itself (the report).
 	 */
 	void (*idle)(void *ctx);
 	void *idle_ctx;
