@@ -25,7 +25,13 @@ gcc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread -o build
 	bench/churn.c || exit 1
 
 pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done' EXIT
+stop_all() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+}
+trap stop_all EXIT
 
 wait_for() { # FILE ERE SECS
 	local i

@@ -287,8 +287,7 @@ test_file_mappings() { # mapping start/limit/offset = the target's executable ma
 	cp "/proc/$pid/maps" "$T_DIR/h.maps"
 	# SIGUSR1: the outputs now, while tracing goes on
 	kill -USR1 "$TL_PID"
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -s "$T_DIR/h.pb.gz" ] && break
 		sleep 0.05
 	done
