@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is present.
 set -eu
 
-PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev libxml2-utils"
+PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev protobuf-c-compiler libprotobuf-c-dev libmicrohttpd-dev libxml2-utils curl iproute2"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then

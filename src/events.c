@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <bpf/libbpf.h>
 
@@ -14,7 +15,17 @@ struct events {
 	struct heap *heap;
 	uint64_t malformed;
 	bool exec_seen;
+	uint64_t read_ns;		/* when the last read ended; 0: none yet */
+	uint64_t longest_gap_ns;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
 {
@@ -97,14 +108,24 @@ int events__fd(const struct events *e)
 
 int events__consume(struct events *e)
 {
-	int n = ring_buffer__consume(e->rb);
+	uint64_t start = now_ns();
+	int n;
 
+	if (e->read_ns && start - e->read_ns > e->longest_gap_ns)
+		e->longest_gap_ns = start - e->read_ns;
+	n = ring_buffer__consume(e->rb);
+	e->read_ns = now_ns();
 	return n < 0 ? n : 0;
 }
 
 bool events__exec_seen(const struct events *e)
 {
 	return e->exec_seen;
+}
+
+uint64_t events__longest_gap_ns(const struct events *e)
+{
+	return e->longest_gap_ns;
 }
 
 uint64_t events__malformed(const struct events *e)

@@ -21,5 +21,8 @@ int events__consume(struct events *e);
 bool events__exec_seen(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */
 uint64_t events__malformed(const struct events *e);
+/* the longest time between two reads of the ring buffer, from the first on:
+ * how long a full ring buffer would have had to wait */
+uint64_t events__longest_gap_ns(const struct events *e);
 
 #endif

@@ -30,6 +30,7 @@ run_suite unit build/tests/unit
 run_suite integration tests/integration.sh
 run_suite reports tests/reports.sh
 run_suite svg_browser tests/svg_browser.sh
+run_suite pprof tests/pprof.sh
 
 echo
 echo "$total_passed passed, $total_failed failed"
