@@ -171,13 +171,12 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 static void report_mapping(struct symbolizer *s, const struct maps *maps, const struct mapping *m)
 {
 	const struct mapping *first = first_mapping(maps, m);
-	char open_path[128], file_name[4096];
+	char file_name[4096];
 	int fd;
 
 	if (!first || dwfl_addrmodule(s->dwfl, m->start))
 		return;
-	maps__file_path(s->pid, first, open_path, sizeof(open_path));
-	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	fd = maps__open(s->pid, first);
 	if (fd < 0)
 		return;
 	/* the name libdw uses to look for .gnu_debuglink files, in the target's root */

@@ -653,3 +653,33 @@ TEST(options_ringbuf_size_overflow)
 	ASSERT_EQ(PARSE(&o, "-b", "17592186044417G", "ls"), -EINVAL, "-b 17592186044417G");
 	ASSERT_EQ(PARSE(&o, "-b", "18446744073709551616", "ls"), -EINVAL, "-b 2^64");
 }
+
+/* the file of a mapping is opened only while the range still maps it */
+TEST(maps_open_checks_the_file)
+{
+	struct mapping copy;
+	struct maps m;
+	size_t i;
+	int fd;
+
+	ASSERT_OK(maps__read(getpid(), &m), "maps__read of this process");
+	for (i = 0; i < m.count; i++)
+		if (m.mappings[i].exec && m.mappings[i].path && m.mappings[i].path[0] == '/')
+			break;
+	if (i == m.count) {
+		maps__clear(&m);
+		ASSERT_TRUE(false, "an executable file mapping in this process");
+	}
+	copy = m.mappings[i];
+	fd = maps__open(getpid(), &copy);
+	ASSERT_TRUE(fd >= 0, "maps__open of %s: %d", copy.path, fd);
+	close(fd);
+	copy.inode++;
+	fd = maps__open(getpid(), &copy);
+	ASSERT_EQ(fd, -ESTALE, "maps__open when the inode differs");
+	copy.inode--;
+	copy.dev_minor++;
+	fd = maps__open(getpid(), &copy);
+	ASSERT_EQ(fd, -ESTALE, "maps__open when the device differs");
+	maps__clear(&m);
+}
