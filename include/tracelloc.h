@@ -40,6 +40,7 @@ enum event_type {
 	EVENT_REALLOC_BEGIN,	/* struct ptr_event: addr handed to realloc, may be released */
 	EVENT_REALLOC_FAILED,	/* struct ptr_event: realloc failed, addr is still live */
 	EVENT_EXIT_FREE,	/* struct ptr_event: free by a thread that is exiting */
+	EVENT_EXEC,		/* struct ptr_event: the target called exec; addr unused */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */

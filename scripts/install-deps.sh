@@ -3,7 +3,7 @@
 # Idempotent: does nothing when everything is present.
 set -eu
 
-PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev libxml2-utils"
+PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libiberty-dev libcapstone-dev protobuf-c-compiler libprotobuf-c-dev libmicrohttpd-dev libxml2-utils curl iproute2"
 # make lint (part of make test); clang's fuzzer runtime (make fuzz, make fuzz-regress)
 PKGS="$PKGS cppcheck libclang-rt-14-dev"
 # glibc's own debug info: the reports name frames inside libc (__libc_start_call_main)

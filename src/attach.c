@@ -278,9 +278,11 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	int fd, err;
 
 	maps__file_path(a->pid, m, open_path, sizeof(open_path));
-	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	fd = maps__open(a->pid, m);
+	if (fd == -ESTALE)
+		return 0;	/* remapped meanwhile: not the object the maps named */
 	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+		return fd == -ENOENT ? -ESRCH : fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <bpf/libbpf.h>
 
@@ -13,7 +14,18 @@ struct events {
 	struct ring_buffer *rb;
 	struct heap *heap;
 	uint64_t malformed;
+	bool exec_seen;
+	uint64_t read_ns;		/* when the last read ended; 0: none yet */
+	uint64_t longest_gap_ns;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
 {
@@ -37,11 +49,16 @@ static int handle_record(void *ctx, void *data, size_t size)
 	const struct ptr_event *ev = data;
 	struct events *e = ctx;
 
+	if (e->exec_seen)
+		return 0;
 	if (size < sizeof(*ev)) {
 		e->malformed++;
 		return 0;
 	}
 	switch (ev->type) {
+	case EVENT_EXEC:
+		e->exec_seen = true;
+		return 0;
 	case EVENT_ALLOC:
 		return handle_alloc(e, data, size);
 	case EVENT_FREE:
@@ -91,9 +108,24 @@ int events__fd(const struct events *e)
 
 int events__consume(struct events *e)
 {
-	int n = ring_buffer__consume(e->rb);
+	uint64_t start = now_ns();
+	int n;
 
+	if (e->read_ns && start - e->read_ns > e->longest_gap_ns)
+		e->longest_gap_ns = start - e->read_ns;
+	n = ring_buffer__consume(e->rb);
+	e->read_ns = now_ns();
 	return n < 0 ? n : 0;
+}
+
+bool events__exec_seen(const struct events *e)
+{
+	return e->exec_seen;
+}
+
+uint64_t events__longest_gap_ns(const struct events *e)
+{
+	return e->longest_gap_ns;
 }
 
 uint64_t events__malformed(const struct events *e)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -23,8 +25,11 @@
 #include "filter.h"
 #include "folded.h"
 #include "heap.h"
+#include "http.h"
+#include "metrics.h"
 #include "options.h"
 #include "outfile.h"
+#include "pprof.h"
 #include "profile.h"
 #include "report.h"
 #include "svg.h"
@@ -45,12 +50,19 @@ struct session {
 	struct events *events;
 	struct symbolizer *symbolizer;
 	struct filter *filter;
+	struct http *http;
 	int signal_fd;
 	double start_s;
 	struct heap_stats last_report;	/* the heap when the last report was printed */
 	uint32_t stacks_at_refresh;	/* stacks known when the maps were last read */
 	uint64_t refreshed_ns;
 	bool reported;
+	bool tracing;			/* in trace(): events are read */
+	/* allocation rate over the last tick, for /metrics */
+	struct heap_stats rate_from;
+	uint64_t rate_from_ns;
+	double alloc_calls_per_s;
+	double alloc_bytes_per_s;
 };
 
 static int fail(int err, const char *fmt, ...)
@@ -119,13 +131,16 @@ static int check_system(void)
 
 static int block_signals(struct session *s)
 {
-	sigset_t set;
+	sigset_t set, blocked;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
+	/* a scraper that hangs up mid-page is a failed write, not the end of the trace */
+	blocked = set;
+	sigaddset(&blocked, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &blocked, NULL))
 		return -errno;
 	s->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	return s->signal_fd < 0 ? -errno : 0;
@@ -155,14 +170,35 @@ static int open_target(struct session *s)
 	return 0;
 }
 
+/* The kernel's id of the initial pid namespace (PROC_PID_INIT_INO): there
+ * the BPF side can take the pids it already has. */
+#define INIT_PID_NS_INO 0xEFFFFFFCU
+
+static int pid_namespace(uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return -errno;
+	*dev = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_dev;
+	*ino = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_ino;
+	return 0;
+}
+
 static int open_bpf(struct session *s)
 {
+	uint64_t ns_dev = 0, ns_ino = 0;
 	int err, i;
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
 		return fail(-errno, "cannot open the BPF programs");
 	s->skel->rodata->target_tgid = target__pid(s->target);
+	err = pid_namespace(&ns_dev, &ns_ino);
+	if (err)
+		return fail(err, "cannot read /proc/self/ns/pid");
+	s->skel->rodata->pidns_dev = ns_dev;
+	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
 	s->skel->rodata->wakeup_bytes = s->opts.ringbuf_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
@@ -218,9 +254,23 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
+/* the target has exited (its pidfd polls readable) */
+static bool target_gone(struct session *s)
+{
+	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
 static int attach_probes(struct session *s)
 {
-	int err = attach__attach(s->attach);
+	int err;
+
+	/* before the probes: an exec from then on is seen */
+	s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
+	if (!s->skel->links.on_exec)
+		return fail(-errno, "cannot watch pid %d for exec", target__pid(s->target));
+	err = attach__attach(s->attach);
 
 	/* the kernel refuses a uprobe where another tool's probe on the same
 	 * instruction uses a different reference counter (BCC's memleak does) */
@@ -228,6 +278,8 @@ static int attach_probes(struct session *s)
 		return fail(0, "cannot attach probes to pid %d: the kernel refused them; another "
 			    "tracer may hold probes on the same functions (dmesg: \"ref_ctr_offset "
 			    "mismatch\")", target__pid(s->target));
+	if (err && target_gone(s))
+		return fail(0, "pid %d exited while tracelloc attached to it", target__pid(s->target));
 	if (err)
 		return fail(err, "cannot attach probes to pid %d", target__pid(s->target));
 	return 0;
@@ -287,12 +339,26 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->sampled_full = sums[COUNTER_SAMPLED_FULL];
 }
 
-static struct profile *snapshot(struct session *s, bool for_flamegraph)
+static int consume(struct session *s);
+
+/* a writer that takes long must not leave the ring buffer to fill up */
+static void consume_while_writing(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (s->tracing)
+		consume(s);
+}
+
+/* for_writer: files and pages, not the report (which walks the heap itself) */
+static struct profile *snapshot(struct session *s, bool for_writer)
 {
 	struct profile_opts popts = {
 		.symbolizer = s->symbolizer,
 		.filter = s->filter,
-		.allocator_frame = for_flamegraph && s->opts.allocator_frame,
+		.allocator_frame = for_writer && s->opts.allocator_frame,
+		.idle = for_writer ? consume_while_writing : NULL,
+		.idle_ctx = s,
 	};
 
 	return profile__snapshot(s->heap, &popts);
@@ -330,6 +396,67 @@ static int write_svg(FILE *out, void *ctx)
 	return err;
 }
 
+static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
+{
+	struct pprof_opts po = { .view = view, .period = s->opts.sample_bytes };
+	struct profile *p = snapshot(s, true);
+	struct timespec wall;
+	char comment[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
+	po.duration_ns = (int64_t)((now_ns() / 1e9 - s->start_s) * 1e9);
+	snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", target__pid(s->target),
+		 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	po.comment = comment;
+	err = pprof__write(out, p, &po);
+	profile__destroy(p);
+	return err;
+}
+
+static int write_pprof(FILE *out, void *ctx)
+{
+	return write_pprof_view(out, ctx, PPROF_INUSE);
+}
+
+static int write_metrics(FILE *out, struct session *s)
+{
+	struct metrics m = {
+		.pid = target__pid(s->target),
+		.traced_s = (now_ns() / 1e9) - s->start_s,
+		.stats = *heap__stats(s->heap),
+		.stacks = stacks__count(heap__stacks(s->heap)),
+		.alloc_calls_per_s = s->alloc_calls_per_s,
+		.alloc_bytes_per_s = s->alloc_bytes_per_s,
+		.sample_bytes = s->opts.sample_bytes,
+	};
+
+	read_loss(s, &m.loss);
+	return metrics__write(out, &m);
+}
+
+/* a page of the scrape endpoint, as of now: the records sent until now first */
+static int write_page(enum http_page page, FILE *out, void *ctx)
+{
+	struct session *s = ctx;
+	int err = consume(s);
+
+	if (err)
+		return err;
+	switch (page) {
+	case HTTP_PAGE_HEAP:
+		return write_pprof_view(out, s, PPROF_INUSE);
+	case HTTP_PAGE_ALLOCS:
+		return write_pprof_view(out, s, PPROF_ALLOCS);
+	case HTTP_PAGE_METRICS:
+		return write_metrics(out, s);
+	}
+	return -ENOENT;
+}
+
 static int write_outputs(struct session *s)
 {
 	uint64_t start = now_ns();
@@ -339,6 +466,11 @@ static int write_outputs(struct session *s)
 		err = outfile__write(s->opts.svg_path, write_svg, s);
 		if (err)
 			return fail(err, "cannot write %s", s->opts.svg_path);
+	}
+	if (s->opts.pprof_path) {
+		err = outfile__write(s->opts.pprof_path, write_pprof, s);
+		if (err)
+			return fail(err, "cannot write %s", s->opts.pprof_path);
 	}
 	if (!s->opts.flamegraph_path)
 		return 0;
@@ -408,7 +540,8 @@ static int consume(struct session *s)
 	uint32_t nstacks;
 	int err = events__consume(s->events);
 
-	if (err)
+	/* after an exec the maps are the new program's: keep the old ones */
+	if (err || events__exec_seen(s->events))
 		return err;
 	nstacks = stacks__count(heap__stacks(s->heap));
 	if (nstacks != s->stacks_at_refresh && now_ns() - s->refreshed_ns >= 10000000ULL) {
@@ -417,6 +550,36 @@ static int consume(struct session *s)
 		s->refreshed_ns = now_ns();
 	}
 	return 0;
+}
+
+/* The trace ends at an exec: the new program is not the one traced. */
+static bool exec_ending(struct session *s, char *ending, size_t ending_size)
+{
+	char path[64], exe[64] = "?";
+	ssize_t n;
+
+	if (!events__exec_seen(s->events))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/exe", target__pid(s->target));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0)
+		exe[n] = '\0';
+	snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
+	return true;
+}
+
+static void update_rate(struct session *s)
+{
+	const struct heap_stats *now = heap__stats(s->heap);
+	uint64_t t = now_ns();
+	double elapsed_s = (t - s->rate_from_ns) / 1e9;
+
+	if (elapsed_s <= 0)
+		return;
+	s->alloc_calls_per_s = (now->alloc_calls - s->rate_from.alloc_calls) / elapsed_s;
+	s->alloc_bytes_per_s = (now->alloc_bytes - s->rate_from.alloc_bytes) / elapsed_s;
+	s->rate_from = *now;
+	s->rate_from_ns = t;
 }
 
 /* consumes events until the target exits, a signal arrives or time is up */
@@ -445,17 +608,22 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		err = add_fd(epfd, tick_fd);
 	if (!err && end_fd >= 0)
 		err = add_fd(epfd, end_fd);
+	if (!err && s->http)
+		err = add_fd(epfd, http__fd(s->http));
 	if (err) {
 		fail(err, "cannot wait for events");
 		goto out;
 	}
 
+	s->rate_from_ns = now_ns();
+	s->tracing = true;
 	while (!done) {
+		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
 		struct epoll_event evs[8];
 		int n, i;
 
 		/* records are sent without a wakeup until a batch gathers: look anyway */
-		n = epoll_wait(epfd, evs, 8, POLL_EVERY_MS);
+		n = epoll_wait(epfd, evs, 8, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -468,6 +636,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				fail(err, "cannot process events");
 				goto out;
 			}
+			done = exec_ending(s, ending, ending_size);
 		}
 		for (i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
@@ -478,6 +647,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					fail(err, "cannot process events");
 					goto out;
 				}
+				done = exec_ending(s, ending, ending_size);
 			} else if (fd == target__pidfd(s->target)) {
 				target__ending(s->target, ending, ending_size);
 				done = true;
@@ -502,23 +672,34 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
-				symbolizer__refresh(s->symbolizer);
+				consume(s);
+				if (!events__exec_seen(s->events))
+					symbolizer__refresh(s->symbolizer);
+				update_rate(s);
 				if (s->opts.interval_s <= 0)
 					continue;
-				consume(s);
 				read_loss(s, &loss);
+				if (exec_ending(s, ending, ending_size)) {
+					done = true;
+					continue;
+				}
 				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
 				print_report(s);
 			}
 		}
+		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
+		 * a request is answered here, between two reads of the ring buffer */
+		if (s->http)
+			http__run(s->http);
 	}
 	/* what the target sent before it ended is still in the buffer */
 	err = consume(s);
 	if (err)
 		fail(err, "cannot process events");
 out:
+	s->tracing = false;
 	if (tick_fd >= 0)
 		close(tick_fd);
 	if (end_fd >= 0)
@@ -546,6 +727,7 @@ static void print_summary(struct session *s, const char *ending)
 
 static void session_destroy(struct session *s)
 {
+	http__destroy(s->http);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	symbolizer__destroy(s->symbolizer);
@@ -561,13 +743,31 @@ static void session_destroy(struct session *s)
 /* output files: fail before tracing, not after */
 static int check_outputs(struct session *s)
 {
-	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path };
+	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path, s->opts.pprof_path };
 	size_t i;
 	int err;
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (paths[i] && (err = outfile__check(paths[i])))
 			return fail(err, "cannot write %s", paths[i]);
+	}
+	return 0;
+}
+
+/* the endpoint listens before tracing: a port in use stops tracelloc at once */
+static int start_http(struct session *s)
+{
+	struct http_opts ho = { .write_page = write_page, .ctx = s };
+	char addr[64];
+	int err;
+
+	if (!s->opts.listen)
+		return 0;
+	err = http__new((struct sockaddr *)&s->opts.listen_addr, s->opts.listen_addr_len, &ho,
+			&s->http);
+	if (err) {
+		http__format_addr((struct sockaddr *)&s->opts.listen_addr, addr, sizeof(addr));
+		return fail(err, "cannot listen on %s", addr);
 	}
 	return 0;
 }
@@ -582,6 +782,26 @@ static void announce(struct session *s)
 			attach__link_kind(s->attach));
 		attach__describe_shifts(s->attach, stderr);
 	}
+	if (s->http)
+		fprintf(stderr, "tracelloc: serving http://%s/debug/pprof/heap and /metrics\n",
+			http__address(s->http));
+}
+
+/* -v: what serving pages cost, and how long the ring buffer was left unread at most */
+static void describe_costs(struct session *s)
+{
+	const struct http_stats *st;
+
+	if (!s->opts.verbose)
+		return;
+	if (s->http) {
+		st = http__stats(s->http);
+		fprintf(stderr, "tracelloc: http: %llu requests, %.1f ms serving them, at most "
+			"%.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
+			st->longest_run_ns / 1e6);
+	}
+	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms\n",
+		events__longest_gap_ns(s->events) / 1e6);
 }
 
 /* the end of a trace: final report, summary, the launched command, files */
@@ -592,6 +812,7 @@ static int finish(struct session *s, const char *ending)
 	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
 		print_report(s);
 	print_summary(s, ending);
+	describe_costs(s);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
 	if (target__terminate(s->target) > 0)
 		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
@@ -616,6 +837,8 @@ int main(int argc, char **argv)
 		err = build_filter(&s);
 	if (!err)
 		err = check_outputs(&s);
+	if (!err)
+		err = start_http(&s);
 	if (!err && block_signals(&s))
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)

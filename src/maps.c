@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,4 +134,23 @@ const struct mapping *maps__find(const struct maps *maps, uint64_t addr)
 void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
 {
 	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+}
+
+int maps__open(pid_t pid, const struct mapping *m)
+{
+	char path[128];
+	struct stat st;
+	int fd;
+
+	maps__file_path(pid, m, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* the range may have been remapped since the maps were read */
+	if (fstat(fd, &st) || st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
+	    minor(st.st_dev) != m->dev_minor) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }

@@ -34,5 +34,9 @@ const struct mapping *maps__find(const struct maps *maps, uint64_t addr);
 /* a path through which the daemon can open the file of a mapping in the target's
  * mount namespace: /proc/PID/map_files/START-END */
 void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size);
+/* opens the file of a mapping through that path, and checks that it is the
+ * file the maps named (device and inode): an fd, or negative errno (-ESTALE
+ * when the range now maps something else) */
+int maps__open(pid_t pid, const struct mapping *m);
 
 #endif

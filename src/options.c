@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http.h"
 #include "options.h"
 
 #define VERSION "0.1.0"
@@ -27,6 +28,8 @@ enum {
 	OPT_PROBE_AT_SYMBOL,
 	OPT_EMPTY_PROBES,
 	OPT_SAMPLE_BYTES,
+	OPT_PPROF,
+	OPT_LISTEN,
 };
 
 static const char usage[] =
@@ -66,6 +69,14 @@ static const char usage[] =
 	"                                as tcmalloc): less overhead, estimated numbers\n"
 	"      --empty-probes            attach the probes, record nothing: the floor of\n"
 	"                                the tracing cost (for benchmarks)\n"
+	"\n"
+	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
+	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
+	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space)\n"
+	"      --listen [ADDR:]PORT      serve /debug/pprof/heap, /debug/pprof/allocs and\n"
+	"                                /metrics over HTTP while tracing; ADDR defaults to\n"
+	"                                127.0.0.1 (PORT 0: any free port)\n"
+	"\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
@@ -232,6 +243,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -312,6 +325,17 @@ int options__parse(int argc, char **argv, struct options *opts)
 			if (!*optarg)
 				err = bad("empty SVG file name");
 			opts->svg_path = optarg;
+			break;
+		case OPT_PPROF:
+			if (!*optarg)
+				err = bad("empty pprof file name");
+			opts->pprof_path = optarg;
+			break;
+		case OPT_LISTEN:
+			if (http__parse_listen(optarg, &opts->listen_addr, &opts->listen_addr_len))
+				err = bad("invalid --listen '%s': expected [ADDRESS:]PORT, an IPv4 "
+					  "address or [IPv6] and a port from 0 to 65535", optarg);
+			opts->listen = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);

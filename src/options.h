@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "profile.h"
@@ -35,6 +36,11 @@ struct options {
 	bool empty_probes;
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;
+	const char *pprof_path;
+	/* the scrape endpoint */
+	const char *listen;		/* as given; NULL: none */
+	struct sockaddr_storage listen_addr;
+	socklen_t listen_addr_len;
 };
 
 enum options_result {

@@ -2,11 +2,22 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "profile.h"
 #include "filter.h"
 #include "symbolize.h"
 #include "tracelloc.h"
+
+#define IDLE_EVERY_NS 10000000ULL
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts)
 {
@@ -31,6 +42,7 @@ struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *
 	p->stack_table = stacks;
 	if (opts)
 		p->opts = *opts;
+	p->idle_ns = now_ns();
 	return p;
 }
 
@@ -128,18 +140,24 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		  const struct shown_frame **frames)
 {
 	struct filter *filter = p->opts.filter;
-	uint32_t nraw, i, j;
-	const uint64_t *raw = profile__frames(p, s, &nraw);
 	bool focused = !filter__has_focus(filter);
 	size_t n = 0, kept = 0, k;
-	uint32_t hidden_inside = 0;
+	uint32_t hidden_inside = 0, nraw, i, j;
+	const uint64_t *raw;
 	int err;
+
+	/* before the frames are fetched: reading events may move them */
+	if (p->opts.idle && now_ns() - p->idle_ns >= IDLE_EVERY_NS) {
+		p->opts.idle(p->opts.idle_ctx);
+		p->idle_ns = now_ns();
+	}
+	raw = profile__frames(p, s, &nraw);
 
 	err = reserve_shown(p, 1 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
 	if (err)
 		return err;
 	if (p->opts.allocator_frame) {
-		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn) };
+		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn), .frame = -1 };
 		n++;
 	}
 	for (i = 0; i < nraw; i++) {
@@ -148,6 +166,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		for (j = 0; j < loc->nframes; j++) {
 			p->shown[n] = (struct shown_frame){
 				.addr = raw[i],
+				.frame = (int32_t)i,
 				.loc = loc,
 				.function = loc->frames[j].function,
 				.file = loc->frames[j].file,
@@ -158,7 +177,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		}
 	}
 	if (!n) {
-		p->shown[n] = (struct shown_frame){ .function = "[unknown]" };
+		p->shown[n] = (struct shown_frame){ .function = "[unknown]", .frame = -1 };
 		n++;
 	}
 	/* focus looks at every frame, hidden ones too; then drop the hidden */
@@ -179,7 +198,8 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 			p->shown[0].hidden_inside = hidden_inside;
 	}
 	if (!kept) {	/* everything hidden: keep the leaf, so the bytes stay visible */
-		p->shown[0] = (struct shown_frame){ .function = "[filtered]", .hidden_outside = n };
+		p->shown[0] = (struct shown_frame){ .function = "[filtered]", .frame = -1,
+						    .hidden_outside = n };
 		kept = 1;
 	}
 	*frames = p->shown;

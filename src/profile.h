@@ -27,6 +27,14 @@ struct profile_opts {
 	struct symbolizer *symbolizer;	/* NULL: every frame is "[unknown]" */
 	struct filter *filter;		/* NULL: show every frame */
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
+	/*
+	 * Called by profile__show, at most every 10 ms, while a writer works
+	 * through the stacks: the daemon reads its events meanwhile. The
+	 * snapshot does not change, but the heap does: none for a writer that
+	 * walks the heap itself (the report).
+	 */
+	void (*idle)(void *ctx);
+	void *idle_ctx;
 };
 
 struct profile_stack {
@@ -38,6 +46,7 @@ struct profile_stack {
 /* a frame as writers show it */
 struct shown_frame {
 	uint64_t addr;			/* return address; 0 for the allocator frame */
+	int32_t frame;			/* index of addr in profile__frames(); -1 when none */
 	const struct sym_location *loc;	/* NULL for the allocator frame */
 	const char *function;
 	const char *file;		/* NULL without debug info */
@@ -55,6 +64,7 @@ struct profile {
 	struct profile_opts opts;
 	struct shown_frame *shown;	/* profile__show's buffer */
 	size_t shown_cap;
+	uint64_t idle_ns;		/* when opts.idle last ran */
 };
 
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts);

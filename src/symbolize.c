@@ -29,6 +29,9 @@ struct symbolizer {
 	char *debuginfo_path;
 	struct table *locations;	/* return address -> struct sym_location * */
 	struct table *strings;		/* hash -> char *, interned names and paths */
+	struct table *modules;		/* mapping start -> struct sym_module * */
+	struct sym_module **all_modules; /* every one made, owned */
+	size_t nmodules;
 	struct maps maps;		/* as of the last refresh, for [anon] */
 	uint64_t last_refresh_ns;
 };
@@ -126,7 +129,8 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	s->dwfl = dwfl_begin(&s->callbacks);
 	s->locations = table__new(sizeof(struct sym_location *));
 	s->strings = table__new(sizeof(char *));
-	if (!s->debuginfo_path || !s->dwfl || !s->locations || !s->strings) {
+	s->modules = table__new(sizeof(struct sym_module *));
+	if (!s->debuginfo_path || !s->dwfl || !s->locations || !s->strings || !s->modules) {
 		symbolizer__destroy(s);
 		return NULL;
 	}
@@ -173,6 +177,10 @@ void symbolizer__destroy(struct symbolizer *s)
 			free(*p);
 		table__destroy(s->strings);
 	}
+	table__destroy(s->modules);
+	while (s->nmodules)
+		free(s->all_modules[--s->nmodules]);
+	free(s->all_modules);
 	if (s->dwfl) {
 		dwfl_getmodules(s->dwfl, free_module_file, NULL, 0);
 		dwfl_end(s->dwfl);
@@ -260,13 +268,12 @@ static bool file_changed(Dwfl_Module *mod)
 static void report_mapping(struct symbolizer *s, const struct maps *maps, const struct mapping *m)
 {
 	const struct mapping *first = first_mapping(maps, m);
-	char open_path[128], file_name[4096];
+	char file_name[4096];
 	int fd;
 
 	if (!first || dwfl_addrmodule(s->dwfl, m->start))
 		return;
-	maps__file_path(s->pid, first, open_path, sizeof(open_path));
-	fd = open(open_path, O_RDONLY | O_CLOEXEC);
+	fd = maps__open(s->pid, first);
 	if (fd < 0)
 		return;
 	/* in the target's root */
@@ -454,6 +461,66 @@ static const char *outside_modules(struct symbolizer *s, uint64_t addr)
 	return m->path[0] == '[' ? intern(s, m->path) : "[unknown]";
 }
 
+static const char *build_id_hex(struct symbolizer *s, Dwfl_Module *mod)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *bits;
+	char hex[2 * 64 + 1];
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr), i;
+
+	if (n <= 0 || n > 64)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		hex[2 * i] = digits[bits[i] >> 4];
+		hex[2 * i + 1] = digits[bits[i] & 15];
+	}
+	hex[2 * n] = '\0';
+	return intern(s, hex);
+}
+
+/*
+ * The mapping of addr in module mod: the executable mapping of the maps that
+ * holds it, as pprof (and Go's own profiles) describe a mapping; for a module
+ * unmapped since (dlclose), its whole span from file offset 0.
+ */
+static const struct sym_module *module_mapping(struct symbolizer *s, Dwfl_Module *mod,
+					       uint64_t addr, const char *path)
+{
+	const struct mapping *m = maps__find(&s->maps, addr);
+	struct sym_module info = { .path = path }, *made, **slot, **grown;
+	Dwarf_Addr low = 0, high = 0;
+	bool existed;
+
+	if (m && m->exec && m->path && !strcmp(m->path, path)) {
+		info.start = m->start;
+		info.limit = m->end;
+		info.file_offset = m->offset;
+	} else {
+		dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+		info.start = low;
+		info.limit = high;
+	}
+	slot = table__upsert(s->modules, info.start ? info.start : 1, &existed);
+	if (!slot)
+		return NULL;
+	/* the same start for another file: a library loaded where one was unloaded */
+	if (existed && (*slot)->limit == info.limit && !strcmp((*slot)->path, path))
+		return *slot;
+	grown = realloc(s->all_modules, (s->nmodules + 1) * sizeof(*grown));
+	if (!grown)
+		return existed ? *slot : NULL;
+	s->all_modules = grown;
+	made = malloc(sizeof(*made));
+	if (!made)
+		return existed ? *slot : NULL;
+	info.build_id = build_id_hex(s, mod);
+	*made = info;
+	s->all_modules[s->nmodules++] = made;
+	*slot = made;
+	return made;
+}
+
 static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_frame frames[SYM_MAX_INLINE];
@@ -462,6 +529,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	Dwfl_Module *mod = module_of(s, addr);
 	struct sym_location *loc;
 	const char *symbol = NULL, *module = NULL, *name;
+	const struct sym_module *mapping = NULL;
 	uint64_t offset = 0, size = 0;
 	int n = 0, i;
 
@@ -473,6 +541,9 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 		GElf_Off sym_offset;
 		GElf_Sym sym;
 
+		/* reads the build-id, from the file */
+		if (module)
+			mapping = module_mapping(s, mod, addr, module);
 		name = dwfl_module_addrinfo(mod, addr, &sym_offset, &sym, NULL, NULL, NULL);
 		if (name && *name) {
 			symbol = intern_demangled(s, name);
@@ -499,6 +570,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	if (!loc)
 		return NULL;
 	loc->module = module;
+	loc->mapping = mapping;
 	loc->symbol = symbol;
 	loc->offset = offset;
 	loc->symbol_size = size;

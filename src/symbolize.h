@@ -25,8 +25,18 @@ struct sym_frame {
 	bool inlined;		/* inlined into the next frame of the location */
 };
 
+/* the mapped object of a frame, as pprof describes it */
+struct sym_module {
+	const char *path;	/* as the process maps it */
+	const char *build_id;	/* hex; NULL when the object has none */
+	uint64_t start;		/* the executable mapping that holds the frame */
+	uint64_t limit;
+	uint64_t file_offset;	/* of start, in the file */
+};
+
 struct sym_location {
 	const char *module;	/* path of the mapped object, NULL when in none */
+	const struct sym_module *mapping; /* NULL when in none */
 	const char *symbol;	/* ELF symbol, demangled; NULL when none */
 	uint64_t offset;	/* of the return address from the symbol's start */
 	uint64_t symbol_size;

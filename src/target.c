@@ -136,14 +136,12 @@ static int read_auxv(pid_t pid, uint64_t *at_base, uint64_t *at_entry)
 /* value of a dynamic symbol of the file mapped at m, or 0 */
 static uint64_t dynamic_symbol(pid_t pid, const struct mapping *m, const char *want)
 {
-	char path[128];
 	Elf_Scn *scn = NULL;
 	uint64_t value = 0;
 	Elf *elf;
 	int fd;
 
-	maps__file_path(pid, m, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = maps__open(pid, m);
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);

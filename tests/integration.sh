@@ -36,6 +36,16 @@ test_ledger_realloc() { # grow/shrink/same/moved/realloc(p,0)/realloc(NULL)/fail
 	done
 }
 
+test_stack_windows() { # whole stacks through a frame larger than the BPF walker's window, and across windows
+	METRICS="count live" ledger_test frames
+	local mid="" i
+	for i in $(seq 40); do mid+="mid_recurse;"; done
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;big_frame;site_after_big 3\$" \
+		"frames: the stack through an 8 KiB frame is whole"
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;${mid}site_after_mid 2\$" \
+		"frames: the stack through 40 frames of 200 bytes is whole"
+}
+
 test_ledger_perf_links() { # the same exact ledger through one perf-event link per probe (kernels before 6.6)
 	METRICS="live count" ledger_test basic TRACELLOC_PERF_LINKS=1
 	TL_ENV=(TRACELLOC_PERF_LINKS=1)
@@ -178,6 +188,140 @@ test_attach_churn() { # attach to and detach from threads busy allocating; targe
 	assert_eq "$WAIT_RC" 0 "churn -p: the target's exit status after being traced"
 }
 
+test_pidns_inside() { # tracelloc run inside a new pid namespace (a container): launch and -p, ledgers exact
+	command -v unshare >/dev/null || { fail "pidns: unshare (util-linux) is missing"; return; }
+	printf '#!/bin/sh\nexec unshare --fork --pid --mount-proc "%s" "$@"\n' "$TL" >"$T_DIR/tl-in-ns"
+	chmod +x "$T_DIR/tl-in-ns"
+	TL=$T_DIR/tl-in-ns
+	METRICS="live count" ledger_test basic
+	# the target's pid is 2 in there (1 is tracelloc): the summary says so
+	assert_eq "$SUM_PID" 2 "pidns: the pid in the summary is the namespace's"
+}
+
+test_pidns_container_init() { # -p on the pid 1 of another pid namespace, from outside it
+	need_target churn || return
+	command -v unshare >/dev/null || { fail "pidns: unshare (util-linux) is missing"; return; }
+	local upid hpid i
+	rm -f "$T_DIR/ns.ready"
+	env TL_READY="$T_DIR/ns.ready" unshare --fork --pid --mount-proc "$TB/churn" 0 6 \
+		>"$T_DIR/ns.tout" 2>&1 </dev/null &
+	upid=$!
+	register_pid "$upid"
+	wait_for_grep "$T_DIR/ns.ready" '^ready 1$' 10 "$upid" || { fail "pidns: the target is not pid 1 of its namespace"; return; }
+	for i in 1 2 3 4 5; do
+		hpid=$(pgrep -P "$upid" | head -1)
+		[ -n "$hpid" ] && break
+		sleep 0.1
+	done
+	[ -n "$hpid" ] || { fail "pidns: no host pid for the target"; return; }
+	register_pid "$hpid"
+	tl_run c -d 1 -m live-count -f "$T_DIR/c.fg" -p "$hpid"
+	check_normal_end c '^duration elapsed$' "pidns: -p on a namespace's pid 1" || return
+	assert_eq "$SUM_PID" "$hpid" "pidns: summary pid"
+	assert_int_ge "$SUM_CALLS" 1000 "pidns: allocation calls seen in 1 s"
+	assert_grep "$T_DIR/c.fg" 'site_churn_malloc' "pidns: the target's frames are named (files read through its /proc/PID/root)"
+	kill -TERM "$hpid" 2>/dev/null
+	wait "$upid" 2>/dev/null
+}
+
+test_exec() { # the target calls exec: tracing stops there, the ledger before it exact, nothing of the new program
+	need_target execer || return
+	local m
+	for m in live count; do
+		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+		tl_run "$m" -i 0 -m "$m" -f "$T_DIR/$m.fg" -- "$TB/execer" /usr/bin/ls -R /usr/share/doc
+		check_normal_end "$m" '^target called exec \(now /usr/bin/ls\)' "exec -m $m" || return
+		assert_eq "$SUM_LOST" 0 "exec -m $m: lost events"
+		check_expect_file "$T_DIR/$m.exp" "exec -m $m" || return
+		check_ledger "$T_DIR/$m.exp" "$T_DIR/$m.fg" "$m" "exec -m $m"
+		check_invariant "exec -m $m"
+		assert_eq "$(fold_total "$T_DIR/$m.fg")" "$(summary_for_metric "$m")" \
+			"exec -m $m: the folded file holds only the program traced"
+		assert_no_grep "$T_DIR/$m.fg" 'unknown|ls' "exec -m $m: no frame of the new program"
+	done
+}
+
+test_fork() { # the target forks: the child's calls, and its frees of the parent's blocks, are not the parent's
+	need_target forker || return
+	METRICS="live count allocated" ledger_test forker
+	assert_eq "$SUM_UNKNOWN" 0 "fork: the child's frees are not the parent's unknown frees"
+	assert_no_grep "$T_DIR/count.fg" 'site_child' "fork: no stack of the child"
+}
+
+test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
+	need_target threadchurn || return
+	METRICS="count allocated" ledger_test threadchurn
+	assert_no_grep "$T_DIR/count.out" 'untraced calls' "thread churn: every thread got its BPF state"
+	assert_eq "$(fold_sum "$T_DIR/count.fg" site_thread_temp)" 4000 "thread churn: 2 calls in each of 2000 threads"
+}
+
+# probe_byte PID FUNC: the first byte of libc's FUNC in PID's memory, in hex
+# (cc while a uprobe sits there)
+probe_byte() {
+	local pid=$1 fn=$2 libc base off
+	libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' "/proc/$pid/maps")
+	base=$(awk '$6 ~ /\/libc\.so\.6$/ && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$pid/maps")
+	off=$(nm -D --defined-only "$libc" | awk -v f="$fn" '{ n = $3; sub(/@.*/, "", n) } n == f { print $1; exit }')
+	dd if="/proc/$pid/mem" bs=1 count=1 skip=$((0x$base + 0x$off)) iflag=skip_bytes status=none | od -An -tx1 | tr -d ' '
+}
+
+test_tracer_killed() { # tracelloc killed with SIGKILL while attached: the probes go, the target runs on unharmed
+	need_target churn || return
+	local tpid i byte
+	start_target churn 0 3 || return
+	tpid=$TGT_PID
+	assert_ne "$(probe_byte "$tpid" malloc)" cc "tracer killed: no probe on malloc before attaching"
+	tl_bg k -i 0 -p "$tpid"
+	wait_for_grep "$T_DIR/k.err" "attached to pid $tpid" 20 "$TL_PID" || { fail "tracer killed: no attach"; return; }
+	assert_eq "$(probe_byte "$tpid" malloc)" cc "tracer killed: a probe on malloc while attached"
+	kill -KILL "$TL_PID"
+	wait_pid "$TL_PID" 10
+	for i in $(seq 50); do
+		byte=$(probe_byte "$tpid" malloc)
+		[ "$byte" != cc ] && break
+		sleep 0.1
+	done
+	assert_ne "$byte" cc "tracer killed: the probe on malloc is gone once tracelloc is"
+	pid_alive "$tpid" || fail "tracer killed: the target died with tracelloc"
+	wait_pid "$tpid" 20 || fail "tracer killed: the target did not end"
+	assert_eq "$WAIT_RC" 0 "tracer killed: the target's exit status"
+}
+
+test_target_killed_attached() { # -p: the target is killed with SIGKILL mid-trace: outputs whole, summary, exit 0
+	need_target churn || return
+	local tpid
+	start_target churn 0 20 || return
+	tpid=$TGT_PID
+	tl_bg k -i 0 -f "$T_DIR/k.fg" -p "$tpid"
+	wait_for_grep "$T_DIR/k.err" "attached to pid $tpid" 20 "$TL_PID" || { fail "target killed: no attach"; return; }
+	sleep 0.5
+	kill -KILL "$tpid"
+	wait_pid "$TL_PID" 20 || fail "target killed: tracelloc did not end within 20 s"
+	TL_RC=$WAIT_RC
+	check_normal_end k '^target exited$' "target killed (-p)" || return
+	assert_int_ge "$SUM_CALLS" 100 "target killed: calls traced before the kill"
+	check_folded_format "$T_DIR/k.fg" "target killed"
+	assert_eq "$(fold_total "$T_DIR/k.fg")" "$SUM_LIVE_BYTES" "target killed: the folded file's total = the summary's live bytes"
+	assert_eq "$(find "$T_DIR" -name 'k.fg.*' | wc -l)" 0 "target killed: no temporary file left"
+}
+
+test_exit_during_attach() { # -p on processes that exit while tracelloc attaches: a clean end or one clear line, never a crash
+	local d pid
+	for d in 0 0.01 0.02 0.04 0.08; do
+		sleep "$d" &
+		pid=$!
+		tl_run bad -i 0 -p "$pid"
+		wait "$pid" 2>/dev/null
+		if [ "$TL_RC" = 0 ]; then
+			assert_grep "$T_DIR/bad.out" '^==> summary: .*target exited' "exit during attach ($d s): a summary"
+		else
+			bad_input_check "exit during attach ($d s)"
+			assert_grep "$T_DIR/bad.err" '^tracelloc: (no process with pid|pid [0-9]+ exited while)' \
+				"exit during attach ($d s): says the process is gone"
+		fi
+	done
+}
+
 test_sampling() { # --sample-bytes: estimates per site within 10% of the exact trace, frees of unsampled blocks dropped
 	need_target sampling || return
 	local site exact est
@@ -204,13 +348,13 @@ test_sampling() { # --sample-bytes: estimates per site within 10% of the exact t
 	assert_eq "$(fold_sum "$T_DIR/s.fg" site_sample_freed)" 0 "sampling: a site whose blocks were all freed holds nothing"
 }
 
-test_dlopen() { # a library loaded with dlopen after attach: its frames are named, its bytes exact
+test_dlopen() { # dlopen after attach, dlclose, dlopen again: frames named (also of the closed copy), bytes exact
 	need_target dlopen || return
 	TL_ENV=(TL_EXPECT="$T_DIR/d.exp")
 	tl_run d -i 0 -t 3 -f "$T_DIR/d.fg" -- "$TB/dlopen" "$TB/libplugin.so"
 	check_normal_end d '^target exited with status 0$' "dlopen" || return
 	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlopen"
-	assert_eq "$(fold_sum "$T_DIR/d.fg" plugin_alloc)" 2331 "dlopen: live bytes of plugin_alloc (3 x 777)"
+	assert_eq "$(fold_sum "$T_DIR/d.fg" plugin_alloc)" 2664 "dlopen: live bytes of plugin_alloc (3 x 777 + 333)"
 	assert_grep "$T_DIR/d.out" ' plugin_alloc\+0x[0-9a-f]+ \(libplugin\.so\) .*plugin\.c:[0-9]+$' \
 		"dlopen: the report names the frame, its module and its line"
 }
@@ -827,6 +971,14 @@ test_bad_command_not_found() { # a command that does not exist / is not executab
 	: >"$T_DIR/not-executable"
 	chmod 644 "$T_DIR/not-executable"
 	bad_input "-- a file that is not executable" -- "$T_DIR/not-executable"
+}
+
+test_bad_static() { # a statically linked target (its malloc is inside the executable): one line, the command not run
+	printf '#include <stdlib.h>\nint main(void) { return malloc(10) == 0; }\n' >"$T_DIR/static.c"
+	gcc -static -O0 -o "$T_DIR/static" "$T_DIR/static.c" 2>"$T_DIR/gcc.err" ||
+		{ fail "static: cannot build a static binary"; show "$T_DIR/gcc.err"; return; }
+	bad_input "a statically linked command" -- "$T_DIR/static"
+	assert_grep "$T_DIR/bad.err" 'statically linked' "static: the line says why"
 }
 
 test_bad_nolibc() { # a process with no allocator tracelloc could recognise

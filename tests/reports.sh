@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/reports.sh - tests of the report, symbolization and filters
-# (/tmp/tl/CONTRACT3.md: --top, --sort, --min-age, --exclude, --include,
+# (--top, --sort, --min-age, --exclude, --include,
 # --no-default-filters, --allocator-frame, demangled names, file:line,
 # inlined frames) against targets that know their own ledgers and lines:
 #

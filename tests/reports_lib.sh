@@ -264,7 +264,7 @@ fold_frames() {
 
 # ---------------------------------------------------------------- the report
 
-# The report on stdout (contract: /tmp/tl/CONTRACT3.md):
+# The report on stdout, as the README shows it:
 #   ==> N top allocations out of M for a total of X
 #       0xADDR: SIZE, AGE s old
 #           0x%016x FUNCTION+0xOFF (MODULE) FILE:LINE

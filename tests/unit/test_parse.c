@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* maps.c (/proc/PID/maps text) and options.c (the command line) */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -379,6 +380,8 @@ TEST(options_defaults)
 	ASSERT_TRUE(o.duration_s == 0, "duration default 0 (got %g)", o.duration_s);
 	ASSERT_TRUE(o.interval_s == 1, "interval default 1 (got %g)", o.interval_s);
 	ASSERT_NULL(o.flamegraph_path, "flamegraph path");
+	ASSERT_NULL(o.pprof_path, "pprof path");
+	ASSERT_NULL(o.listen, "listen");
 	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
 	ASSERT_EQ(o.ringbuf_bytes, 16 << 20, "ring buffer default 16M");
 	ASSERT_EQ(o.verbose, 0, "verbose");
@@ -437,6 +440,15 @@ TEST(options_each_flag)
 	ASSERT_EQ(o.ringbuf_bytes, 1 << 30, "-b 1G");
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-b", "8192"), OPTIONS_RUN, "-b 8192");
 	ASSERT_EQ(o.ringbuf_bytes, 8192, "-b 8192");
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--pprof", "heap.pb.gz"), OPTIONS_RUN, "--pprof");
+	ASSERT_STREQ(o.pprof_path, "heap.pb.gz", "--pprof");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--listen", "6060"), OPTIONS_RUN, "--listen 6060");
+	ASSERT_STREQ(o.listen, "6060", "--listen 6060");
+	ASSERT_EQ(o.listen_addr.ss_family, AF_INET, "--listen 6060: family");
+	ASSERT_EQ(ntohs(((struct sockaddr_in *)&o.listen_addr)->sin_port), 6060, "--listen 6060: port");
+	ASSERT_EQ(ntohl(((struct sockaddr_in *)&o.listen_addr)->sin_addr.s_addr), INADDR_LOOPBACK,
+		  "--listen 6060: loopback");
 
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-v"), OPTIONS_RUN, "-v");
 	ASSERT_EQ(o.verbose, 1, "-v");
@@ -539,6 +551,11 @@ TEST(options_errors)
 		{ { "-b", "16Q", "ls" }, "'16Q'" },
 		{ { "-b", "M", "ls" }, "'M'" },
 		{ { "-b", "-4096", "ls" }, "'-4096'" },
+		{ { "--pprof", "", "ls" }, "empty" },
+		{ { "--listen", "", "ls" }, "''" },
+		{ { "--listen", "65536", "ls" }, "'65536'" },
+		{ { "--listen", "host:80", "ls" }, "'host:80'" },
+		{ { "--listen", "::1:80", "ls" }, "'::1:80'" },
 	};
 	struct options o;
 	size_t i, j;
@@ -635,4 +652,34 @@ TEST(options_ringbuf_size_overflow)
 	/* (2^44 + 1) G is 2^74 + 2^30 bytes: not 1G once it wraps around 64 bits */
 	ASSERT_EQ(PARSE(&o, "-b", "17592186044417G", "ls"), -EINVAL, "-b 17592186044417G");
 	ASSERT_EQ(PARSE(&o, "-b", "18446744073709551616", "ls"), -EINVAL, "-b 2^64");
+}
+
+/* the file of a mapping is opened only while the range still maps it */
+TEST(maps_open_checks_the_file)
+{
+	struct mapping copy;
+	struct maps m;
+	size_t i;
+	int fd;
+
+	ASSERT_OK(maps__read(getpid(), &m), "maps__read of this process");
+	for (i = 0; i < m.count; i++)
+		if (m.mappings[i].exec && m.mappings[i].path && m.mappings[i].path[0] == '/')
+			break;
+	if (i == m.count) {
+		maps__clear(&m);
+		ASSERT_TRUE(false, "an executable file mapping in this process");
+	}
+	copy = m.mappings[i];
+	fd = maps__open(getpid(), &copy);
+	ASSERT_TRUE(fd >= 0, "maps__open of %s: %d", copy.path, fd);
+	close(fd);
+	copy.inode++;
+	fd = maps__open(getpid(), &copy);
+	ASSERT_EQ(fd, -ESTALE, "maps__open when the inode differs");
+	copy.inode--;
+	copy.dev_minor++;
+	fd = maps__open(getpid(), &copy);
+	ASSERT_EQ(fd, -ESTALE, "maps__open when the device differs");
+	maps__clear(&m);
 }

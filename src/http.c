@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libmicrohttpd in "external polling" mode with epoll: MHD has no thread;
+ * its epoll fd sits in the caller's event loop, and MHD_run() does what is
+ * ready without blocking. A page is written whole into memory while the
+ * request is handled, then sent from there as the client reads it: a slow
+ * client costs the event loop nothing but a few non-blocking writes.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http.h"
+
+#define MAX_CONNECTIONS 64
+/* an idle client is dropped after this long */
+#define IDLE_TIMEOUT_S 30
+
+struct http {
+	struct MHD_Daemon *daemon;
+	int epoll_fd;			/* MHD's; it owns it */
+	struct http_opts opts;
+	struct http_stats stats;
+	char address[INET6_ADDRSTRLEN + 8];
+};
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n"
+	"<html><head><meta charset=\"utf-8\"><title>tracelloc</title></head><body>\n"
+	"<h1>tracelloc</h1>\n"
+	"<p>The heap of the traced process, as pprof profiles and Prometheus metrics.</p>\n"
+	"<ul>\n"
+	"<li><a href=\"/debug/pprof/heap\">/debug/pprof/heap</a>: live and allocated memory by "
+	"call stack (pprof, default sample type inuse_space)</li>\n"
+	"<li><a href=\"/debug/pprof/allocs\">/debug/pprof/allocs</a>: the same profile, default "
+	"sample type alloc_space</li>\n"
+	"<li><a href=\"/metrics\">/metrics</a>: live bytes, allocation rate, lost events "
+	"(Prometheus text format)</li>\n"
+	"</ul>\n"
+	"<p>View a profile: <code>go tool pprof -http=:8080 http://HOST:PORT/debug/pprof/heap"
+	"</code></p>\n"
+	"</body></html>\n";
+
+struct route {
+	const char *path;
+	int page;			/* enum http_page; -1: the index */
+	const char *content_type;
+	const char *file_name;		/* of a download, as Go names it */
+};
+
+static const struct route routes[] = {
+	{ "/", -1, "text/html; charset=utf-8", NULL },
+	{ "/debug/pprof", -1, "text/html; charset=utf-8", NULL },
+	{ "/debug/pprof/", -1, "text/html; charset=utf-8", NULL },
+	{ "/debug/pprof/heap", HTTP_PAGE_HEAP, "application/octet-stream", "heap" },
+	{ "/debug/pprof/allocs", HTTP_PAGE_ALLOCS, "application/octet-stream", "allocs" },
+	{ "/metrics", HTTP_PAGE_METRICS, "text/plain; version=0.0.4; charset=utf-8", NULL },
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int parse_port(const char *str, uint16_t *port)
+{
+	unsigned long v = 0;
+
+	if (!*str || strlen(str) > 5)
+		return -EINVAL;
+	for (; *str; str++) {
+		if (*str < '0' || *str > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*str - '0');
+	}
+	if (v > 65535)
+		return -EINVAL;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int http__parse_listen(const char *arg, struct sockaddr_storage *addr, socklen_t *len)
+{
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
+	const char *colon, *close;
+	char host[INET6_ADDRSTRLEN];
+	size_t host_len;
+	uint16_t port;
+
+	memset(addr, 0, sizeof(*addr));
+	if (arg[0] == '[') {
+		close = strchr(arg, ']');
+		host_len = close ? (size_t)(close - arg - 1) : 0;
+		if (!close || close[1] != ':' || host_len >= sizeof(host))
+			return -EINVAL;
+		memcpy(host, arg + 1, host_len);
+		host[host_len] = '\0';
+		if (parse_port(close + 2, &port) || inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return -EINVAL;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	colon = strchr(arg, ':');
+	/* an IPv6 address needs its brackets: "::1:80" would be ambiguous */
+	if (colon && strchr(colon + 1, ':'))
+		return -EINVAL;
+	if (parse_port(colon ? colon + 1 : arg, &port))
+		return -EINVAL;
+	in4->sin_family = AF_INET;
+	in4->sin_port = htons(port);
+	*len = sizeof(*in4);
+	host_len = colon ? (size_t)(colon - arg) : 0;
+	if (host_len >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, arg, host_len);
+	host[host_len] = '\0';
+	/* loopback unless an address is given: a heap profile is nobody else's business */
+	if (!host_len || !strcmp(host, "localhost")) {
+		in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return 0;
+	}
+	return inet_pton(AF_INET, host, &in4->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+void http__format_addr(const struct sockaddr *addr, char *buf, size_t size)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, size, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		const struct sockaddr_in *in4 = (const struct sockaddr_in *)addr;
+
+		inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host));
+		snprintf(buf, size, "%s:%u", host, ntohs(in4->sin_port));
+	}
+}
+
+static enum MHD_Result queue(struct MHD_Connection *conn, unsigned int status,
+			     struct MHD_Response *resp, const char *content_type)
+{
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;	/* MHD closes the connection */
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_X_CONTENT_TYPE_OPTIONS, "nosniff");
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
+				  const char *content_type, const char *text)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+
+	if (resp && status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	return queue(conn, status, resp, content_type);
+}
+
+static enum MHD_Result reply_page(struct http *h, struct MHD_Connection *conn,
+				  const struct route *route)
+{
+	struct MHD_Response *resp;
+	char *body = NULL, msg[128], disposition[64];
+	size_t size = 0;
+	FILE *out = open_memstream(&body, &size);
+	int err = out ? h->opts.write_page(route->page, out, h->opts.ctx) : -ENOMEM;
+
+	if (out && fclose(out) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(body);
+		snprintf(msg, sizeof(msg), "cannot write %s: %s\n", route->path, strerror(-err));
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
+				  msg);
+	}
+	resp = MHD_create_response_from_buffer(size, body, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	if (route->file_name) {
+		snprintf(disposition, sizeof(disposition), "attachment; filename=\"%s\"",
+			 route->file_name);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disposition);
+	}
+	return queue(conn, MHD_HTTP_OK, resp, route->content_type);
+}
+
+static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
+				      const char *method, const char *version,
+				      const char *upload_data, size_t *upload_data_size,
+				      void **request_ctx)
+{
+	struct http *h = cls;
+	size_t i;
+
+	h->stats.requests++;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
+				  "only GET and HEAD\n");
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (strcmp(url, routes[i].path))
+			continue;
+		if (routes[i].page < 0)
+			return reply_text(conn, MHD_HTTP_OK, routes[i].content_type, index_html);
+		return reply_page(h, conn, &routes[i]);
+	}
+	return reply_text(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
+			  "not found: the pages are listed at /\n");
+}
+
+int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts *opts,
+	      struct http **out)
+{
+	struct sockaddr_storage bound;
+	socklen_t bound_len = sizeof(bound);
+	const union MHD_DaemonInfo *info;
+	struct http *h;
+	int fd, one = 1, err;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->opts = *opts;
+	h->epoll_fd = -1;
+	fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	/* a restarted tracelloc binds at once, though its last connections linger in TIME_WAIT */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) || bind(fd, addr, len) ||
+	    listen(fd, MAX_CONNECTIONS) || getsockname(fd, (struct sockaddr *)&bound, &bound_len)) {
+		err = -errno;
+		close(fd);
+		goto fail;
+	}
+	http__format_addr((struct sockaddr *)&bound, h->address, sizeof(h->address));
+	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				     0, NULL, NULL, handle_request, h,
+				     MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
+				     MHD_OPTION_END);
+	if (!h->daemon) {
+		/* whether MHD closed fd on its way out is not said: leave it */
+		err = -EIO;
+		goto fail;
+	}
+	info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	h->epoll_fd = info ? info->epoll_fd : -1;
+	if (h->epoll_fd < 0) {
+		err = -EIO;
+		goto fail;
+	}
+	*out = h;
+	return 0;
+fail:
+	http__destroy(h);
+	return err;
+}
+
+void http__destroy(struct http *h)
+{
+	if (!h)
+		return;
+	if (h->daemon)
+		MHD_stop_daemon(h->daemon);	/* closes the listening socket */
+	free(h);
+}
+
+const char *http__address(const struct http *h)
+{
+	return h->address;
+}
+
+int http__fd(const struct http *h)
+{
+	return h->epoll_fd;
+}
+
+int http__timeout_ms(struct http *h, int max_ms)
+{
+	MHD_UNSIGNED_LONG_LONG timeout;
+
+	if (MHD_get_timeout(h->daemon, &timeout) == MHD_YES && timeout < (unsigned int)max_ms)
+		return (int)timeout;
+	return max_ms;
+}
+
+void http__run(struct http *h)
+{
+	uint64_t start = now_ns(), took;
+
+	MHD_run(h->daemon);
+	took = now_ns() - start;
+	h->stats.busy_ns += took;
+	if (took > h->stats.longest_run_ns)
+		h->stats.longest_run_ns = took;
+}
+
+const struct http_stats *http__stats(const struct http *h)
+{
+	return &h->stats;
+}

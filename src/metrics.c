@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters end in _total and only grow while a trace runs, so that
+ * Prometheus' rate() and increase() work on them; gauges are the state of
+ * the moment. The traced pid is a label of one info metric only: a label on
+ * every series would start new series whenever the target restarts.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "metrics.h"
+
+static void head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void uint_metric(FILE *out, const char *name, const char *type, const char *help,
+			uint64_t value)
+{
+	head(out, name, type, help);
+	fprintf(out, "%s %" PRIu64 "\n", name, value);
+}
+
+static void real_metric(FILE *out, const char *name, const char *help, double value)
+{
+	head(out, name, "gauge", help);
+	fprintf(out, "%s %.3f\n", name, value);
+}
+
+int metrics__write(FILE *out, const struct metrics *m)
+{
+	const struct heap_stats *st = &m->stats;
+
+	head(out, "tracelloc_target_info", "gauge", "The traced process.");
+	fprintf(out, "tracelloc_target_info{pid=\"%d\"} 1\n", m->pid);
+
+	uint_metric(out, "tracelloc_live_bytes", "gauge",
+		    "Bytes in blocks allocated while traced and not freed.", st->live_bytes);
+	uint_metric(out, "tracelloc_live_allocations", "gauge",
+		    "Blocks allocated while traced and not freed.", st->live_count);
+	uint_metric(out, "tracelloc_allocated_bytes_total", "counter",
+		    "Bytes allocated while traced.", st->alloc_bytes);
+	uint_metric(out, "tracelloc_allocations_total", "counter",
+		    "Allocation calls while traced.", st->alloc_calls);
+	uint_metric(out, "tracelloc_frees_total", "counter",
+		    "Frees of blocks allocated while traced.", st->frees);
+	uint_metric(out, "tracelloc_unknown_frees_total", "counter",
+		    "Frees of blocks allocated before tracing began.", st->unknown_frees);
+	real_metric(out, "tracelloc_allocation_rate_bytes",
+		    "Bytes allocated per second, over the last interval.", m->alloc_bytes_per_s);
+	real_metric(out, "tracelloc_allocation_rate_calls",
+		    "Allocation calls per second, over the last interval.", m->alloc_calls_per_s);
+	head(out, "tracelloc_lost_events_total", "counter",
+	     "Records the kernel dropped because the ring buffer was full.");
+	fprintf(out, "tracelloc_lost_events_total{kind=\"alloc\"} %" PRIu64 "\n", m->loss.lost_allocs);
+	fprintf(out, "tracelloc_lost_events_total{kind=\"free\"} %" PRIu64 "\n", m->loss.lost_frees);
+	uint_metric(out, "tracelloc_failed_stacks_total", "counter",
+		    "Allocations whose call stack could not be read.", st->failed_stacks);
+	uint_metric(out, "tracelloc_stacks", "gauge", "Distinct call stacks seen.", m->stacks);
+	uint_metric(out, "tracelloc_sample_bytes", "gauge",
+		    "Bytes per sample with --sample-bytes (the numbers are estimates); 0: exact.",
+		    m->sample_bytes);
+	real_metric(out, "tracelloc_traced_seconds", "Seconds since tracing began.", m->traced_s);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_METRICS_H
+#define TRACELLOC_METRICS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heap.h"
+#include "report.h"
+
+/* What /metrics shows: the summary's numbers while tracing. */
+struct metrics {
+	int pid;
+	double traced_s;
+	struct heap_stats stats;
+	struct loss loss;
+	uint32_t stacks;		/* distinct call stacks */
+	double alloc_calls_per_s;	/* over the last tick */
+	double alloc_bytes_per_s;
+	uint64_t sample_bytes;		/* 0: exact numbers */
+};
+
+/* Prometheus' text exposition format (version 0.0.4) */
+int metrics__write(FILE *out, const struct metrics *m);
+
+#endif

@@ -1,0 +1,508 @@
+#!/bin/bash
+# tests/pprof.sh - the pprof profile (--pprof FILE) and the scrape endpoint
+# (--listen ADDR:PORT), checked with the real consumer, `go tool pprof`, and
+# curl, against targets that know their own ledgers (tests/targets/ledger.h):
+#
+#   basic    (tests/targets/basic.c)    every metric of every call site, exactly
+#   inline   (tests/targets/inline.c)   inlined frames, their lines
+#   hold     (tests/targets/hold.c)     a known heap, held while it is scraped
+#   churn    (tests/targets/churn.c)    3 threads churning while scraped
+#
+#   tests/pprof.sh            run every test
+#   tests/pprof.sh REGEX      run the tests whose name matches REGEX
+#   tests/pprof.sh -l         list the tests
+#   TL_KEEP=1 tests/pprof.sh  keep every run's output (path printed)
+#
+# Needs root, $REPO/tracelloc and $REPO/build/tests/* (make tracelloc
+# targets), curl and ss. Installs Debian's golang-go when `go` is missing.
+# Ends with the line "N passed, N failed" (tests, not assertions) and exits
+# non-zero if a test failed.
+
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+
+# ================================================================ helpers
+
+# go from Debian, installed only when missing (root only)
+need_go() {
+	command -v go >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || return 1
+	echo "pprof: installing golang-go"
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -qq --no-install-recommends golang-go ||
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends golang-go; }
+	} >/dev/null 2>&1
+	command -v go >/dev/null 2>&1
+}
+
+# go tool pprof with everything in $T_DIR and nothing fetched: no toolchain
+# download, no module proxy, no symbolization (the profile names its frames)
+gopprof() {
+	env HOME="$T_DIR" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GOCACHE="$T_DIR/gocache" \
+		PPROF_TMPDIR="$T_DIR/pprof" timeout 60 go tool pprof -symbolize=none "$@"
+}
+
+# pprof_top NAME SAMPLE_INDEX SOURCE: `go tool pprof -top` in bytes (counts
+# read as "NB"), every node shown, to $T_DIR/NAME.top; SAMPLE_INDEX '' for
+# the profile's default
+pprof_top() {
+	local name=$1 si=$2 src=$3
+	gopprof -top -unit=B -nodefraction=0 -nodecount=100000 ${si:+-sample_index=$si} "$src" \
+		>"$T_DIR/$name.top" 2>"$T_DIR/$name.top.err" ||
+		{
+			fail "go tool pprof -top ${si:+-sample_index=$si} $src failed"
+			show "$T_DIR/$name.top.err" 5
+			return 1
+		}
+}
+
+# top_cum FILE FUNCTION: the cum column of FUNCTION in -top output (0 when
+# it is not listed)
+top_cum() {
+	FN=$2 awk '
+		/^ *flat +flat% +sum% +cum +cum%/ { table = 1; next }
+		table {
+			name = $0
+			sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, "", name)
+			if (name == ENVIRON["FN"]) { v = $4; sub(/B$/, "", v); print v; found = 1; exit }
+		}
+		END { if (!found) print 0 }' "$1"
+}
+
+# top_total FILE: the total of the -top header ("... of 860B total")
+top_total() {
+	grep -m1 -oE ' of [0-9]+B total' "$1" | grep -oE '[0-9]+'
+}
+
+# top_functions FILE: the function names of -top output, one a line
+top_functions() {
+	awk '/^ *flat +flat% +sum% +cum +cum%/ { table = 1; next }
+		table { sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, ""); print }' "$1"
+}
+
+# traces FILE: the samples of `go tool pprof -traces` output, one a line:
+# "VALUE leaf;caller;...;outermost"
+traces() {
+	awk '
+		function flush() { if (n) print value " " stack; n = 0; stack = "" }
+		/^-----------\+/ { flush(); inblock = 1; next }
+		!inblock { next }
+		{
+			line = $0
+			if (n == 0) {
+				sub(/^ +/, "", line)
+				value = line; sub(/ .*/, "", value); sub(/B$/, "", value)
+				sub(/^[^ ]+ +/, "", line)
+			} else {
+				sub(/^ +/, "", line)
+			}
+			stack = n ? stack ";" line : line
+			n++
+		}
+		END { flush() }' "$1"
+}
+
+# traces_sum FILE PREFIX: the sum of the -traces samples whose stack starts
+# (at the leaf) with the ';'-separated frames PREFIX, as whole frames
+traces_sum() {
+	traces "$1" | PREFIX=$2 awk '
+		{ v = $1; s = substr($0, length($1) + 2) ";" }
+		index(s, ENVIRON["PREFIX"] ";") == 1 { sum += v }
+		END { printf "%d\n", sum }'
+}
+
+# ledger_value EXPECT METRIC SITE: one number of a ledger
+ledger_value() {
+	expect_value "$1" "$2" "$3"
+}
+
+# line_of EXPECT KEY: the "line KEY N" of an expect file
+line_of() {
+	expect_value "$1" line "$2"
+}
+
+# ledger_sum EXPECT METRIC: the sum of a metric over every site of a ledger
+ledger_sum() {
+	awk -v m="$2" '$1 == m { s += $3 } END { printf "%d\n", s }' "$1"
+}
+
+# pprof's sample types and the ledger metrics they must equal
+SAMPLE_INDICES="inuse_space inuse_objects alloc_space alloc_objects"
+declare -A LEDGER_METRIC=([inuse_space]=live [inuse_objects]=live-count
+	[alloc_space]=allocated [alloc_objects]=count)
+
+# check_top_ledger TOP EXPECT SAMPLE_INDEX WHAT: every site of the ledger has
+# its cum (every stack through it) exactly as the ledger says
+check_top_ledger() {
+	local top=$1 exp=$2 si=$3 what=$4 metric=${LEDGER_METRIC[$3]} m site want n=0 nonzero=0
+	while read -r m site want; do
+		[ "$m" = "$metric" ] || continue
+		n=$((n + 1))
+		[ "$want" != 0 ] && nonzero=1
+		assert_eq "$(top_cum "$top" "$site")" "$want" "$what: $si of $site (go tool pprof -top, cum)"
+	done <"$exp"
+	[ "$n" -gt 0 ] && [ "$nonzero" = 1 ] || fail "$what: no non-zero '$metric' in the ledger"
+}
+
+# summary numbers the totals of each sample index must equal (after parse_summary)
+summary_for_index() {
+	case $1 in
+	inuse_space) echo "$SUM_LIVE_BYTES" ;;
+	inuse_objects) echo "$SUM_LIVE" ;;
+	alloc_space) echo "$SUM_CALL_BYTES" ;;
+	alloc_objects) echo "$SUM_CALLS" ;;
+	esac
+}
+
+# start_listening NAME TARGET [TRACELLOC ARGS...] -- [TARGET ARGS...]: launch
+# TARGET under tracelloc --listen (loopback, any port unless ARGS say) in the
+# background, wait for the target's "ready" and the "serving" line; sets
+# TL_PID, URL (http://HOST:PORT) and PORT
+start_listening() {
+	local name=$1 target=$2 opts=() line
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	case " ${opts[*]} " in
+	*" --listen "*) ;;
+	*) opts+=(--listen 0) ;;
+	esac
+	rm -f "$T_DIR/$name.ready"
+	TL_ENV=(TL_EXPECT="$T_DIR/$name.exp" TL_READY="$T_DIR/$name.ready")
+	tl_bg "$name" -t 0 -i 0 "${opts[@]}" -- "$TB/$target" "$@"
+	if ! wait_for_grep "$T_DIR/$name.err" '^tracelloc: serving http://' 10 "$TL_PID"; then
+		fail "$name: no 'serving' line from tracelloc"
+		show "$T_DIR/$name.err"
+		return 1
+	fi
+	line=$(grep -m1 '^tracelloc: serving http://' "$T_DIR/$name.err")
+	URL=$(grep -oE 'http://[^/]+' <<<"$line")
+	PORT=${URL##*:}
+	if ! wait_for_grep "$T_DIR/$name.ready" '^ready [0-9]+$' 10 "$TL_PID"; then
+		fail "$name: target $target did not get ready"
+		return 1
+	fi
+	return 0
+}
+
+# stop_listening NAME: SIGINT to tracelloc, which must end as interrupted
+stop_listening() {
+	kill -INT "$TL_PID" 2>/dev/null
+	wait_pid "$TL_PID" 20
+	TL_RC=$WAIT_RC
+	check_normal_end "$1" '^interrupted$' "$1"
+}
+
+# ================================================================ the file
+
+test_file_ledger() { # --pprof: each site's inuse/alloc space/objects exactly, per go tool pprof -top; totals = summary
+	need_target basic || return
+	TL_ENV=(TL_EXPECT="$T_DIR/b.exp")
+	tl_run b -t 0 -i 0 --pprof "$T_DIR/b.pb.gz" -- "$TB/basic"
+	check_normal_end b '^target exited with status 0$' basic || return
+	assert_eq "$SUM_LOST" 0 "basic: lost events"
+	check_expect_file "$T_DIR/b.exp" basic || return
+	assert_file "$T_DIR/b.pb.gz" "basic: pprof file" || return
+	assert_eq "$(head -c2 "$T_DIR/b.pb.gz" | od -An -tx1 | tr -d ' ')" 1f8b "basic: gzip magic"
+	local si
+	for si in $SAMPLE_INDICES; do
+		pprof_top "b-$si" "$si" "$T_DIR/b.pb.gz" || return
+		check_top_ledger "$T_DIR/b-$si.top" "$T_DIR/b.exp" "$si" basic
+		assert_eq "$(top_total "$T_DIR/b-$si.top")" "$(summary_for_index "$si")" \
+			"basic: $si total (go tool pprof) = the summary's"
+	done
+	# the default sample type is Go's heap profile's
+	pprof_top b-default '' "$T_DIR/b.pb.gz" || return
+	assert_grep "$T_DIR/b-default.top" '^Type: inuse_space$' "basic: default sample type"
+	assert_grep "$T_DIR/b-default.top" "^File: basic$" "basic: the main binary names the profile"
+}
+
+test_file_traces_inline() { # -traces: inlined frames in order with exact bytes; -raw: several lines of one location, at the target's own lines
+	need_target inline || return
+	TL_ENV=(TL_EXPECT="$T_DIR/i.exp")
+	tl_run i -t 0 -i 0 --pprof "$T_DIR/i.pb.gz" -- "$TB/inline"
+	check_normal_end i '^target exited with status 0$' inline || return
+	check_expect_file "$T_DIR/i.exp" inline || return
+	gopprof -traces -sample_index=inuse_space "$T_DIR/i.pb.gz" >"$T_DIR/i.traces" 2>&1 ||
+		fail "go tool pprof -traces failed"
+	assert_eq "$(traces_sum "$T_DIR/i.traces" 'helper_inner (inline);helper_outer (inline);site_inline_chain;main')" \
+		"$(ledger_value "$T_DIR/i.exp" live site_inline_chain)" "inline: -traces, bytes of the chain of two inlined helpers"
+	assert_eq "$(traces_sum "$T_DIR/i.traces" 'helper_inner (inline);site_inline_single;main')" \
+		"$(ledger_value "$T_DIR/i.exp" live site_inline_single)" "inline: -traces, bytes of one inlined helper"
+	assert_eq "$(traces_sum "$T_DIR/i.traces" 'site_inline_none;main')" \
+		"$(ledger_value "$T_DIR/i.exp" live site_inline_none)" "inline: -traces, bytes of no inlined helper"
+	gopprof -traces -sample_index=alloc_objects "$T_DIR/i.pb.gz" >"$T_DIR/i.traces-count" 2>&1
+	assert_eq "$(traces_sum "$T_DIR/i.traces-count" 'helper_inner (inline);helper_outer (inline);site_inline_chain;main')" \
+		"$(ledger_value "$T_DIR/i.exp" count site_inline_chain)" "inline: -traces, calls of the chain"
+
+	# -raw: one location, three lines: the malloc in helper_inner, inlined at
+	# its call in helper_outer, inlined at its call in site_inline_chain
+	gopprof -raw "$T_DIR/i.pb.gz" >"$T_DIR/i.raw" 2>&1 || fail "go tool pprof -raw failed"
+	local file want
+	file=$(grep -m1 -oE ' helper_inner [^ ]*inline\.c:' "$T_DIR/i.raw" | sed -E 's/^ helper_inner //; s/:$//')
+	assert_match "$file" 'tests/targets/inline\.c$' "inline: the source file of helper_inner" || return
+	want="helper_inner $file:$(line_of "$T_DIR/i.exp" inner_malloc)|helper_outer $file:$(line_of "$T_DIR/i.exp" outer_inner)|site_inline_chain $file:$(line_of "$T_DIR/i.exp" chain_outer)"
+	assert_eq "$(raw_location_with "$T_DIR/i.raw" helper_outer)" "$want" \
+		"inline: the location of the inlined chain (-raw, lines innermost first)"
+	want="helper_inner $file:$(line_of "$T_DIR/i.exp" inner_malloc)|site_inline_single $file:$(line_of "$T_DIR/i.exp" single_inner)"
+	assert_eq "$(raw_location_with "$T_DIR/i.raw" site_inline_single)" "$want" \
+		"inline: the location of one inlined helper"
+}
+
+# raw_location_with RAW FUNCTION: the lines ("FUNCTION FILE:LINE|...") of the
+# first location of -raw output that has a line of FUNCTION
+raw_location_with() {
+	FN=$2 awk '
+		/^Locations$/ { inloc = 1; next }
+		/^Mappings$/ { inloc = 0 }
+		!inloc { next }
+		/^ *[0-9]+: 0x/ {
+			if (hit) { print lines; exit }
+			lines = ""; sub(/^ *[0-9]+: 0x[0-9a-f]+ M=[0-9]+ /, "")
+		}
+		{
+			sub(/^ +/, ""); sub(/ s=[0-9]+$/, "")
+			lines = lines == "" ? $0 : lines "|" $0
+			split($0, f, " ")
+			if (f[1] == ENVIRON["FN"]) hit = 1
+		}
+		END { if (hit && lines != "") print lines }' "$1" | head -1
+}
+
+test_file_mappings() { # mapping start/limit/offset = the target's executable mapping, build-ids = the files' (SIGUSR1 writes the file)
+	need_target hold || return
+	command -v readelf >/dev/null || { fail "readelf missing (binutils)"; return; }
+	TL_ENV=(TL_EXPECT="$T_DIR/h.exp" TL_READY="$T_DIR/h.ready")
+	tl_bg h -t 0 -i 0 --pprof "$T_DIR/h.pb.gz" -- "$TB/hold" 30
+	wait_for_grep "$T_DIR/h.ready" '^ready [0-9]+$' 10 "$TL_PID" || {
+		fail "hold did not get ready"
+		return
+	}
+	local pid libc
+	pid=$(awk '{ print $2 }' "$T_DIR/h.ready")
+	cp "/proc/$pid/maps" "$T_DIR/h.maps"
+	# SIGUSR1: the outputs now, while tracing goes on
+	kill -USR1 "$TL_PID"
+	for _ in $(seq 100); do
+		[ -s "$T_DIR/h.pb.gz" ] && break
+		sleep 0.05
+	done
+	assert_file "$T_DIR/h.pb.gz" "hold: pprof file written on SIGUSR1" || return
+	assert_eq "$(pid_alive "$TL_PID" && echo yes)" yes "hold: tracelloc goes on after SIGUSR1"
+	gopprof -raw "$T_DIR/h.pb.gz" >"$T_DIR/h.raw" 2>&1 || fail "go tool pprof -raw failed"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 20
+
+	local target want
+	target=$(realpath "$TB/hold")
+	want="$(exec_mapping "$T_DIR/h.maps" "$target") $target $(build_id "$target") [FN][FL][LN][IN]"
+	assert_eq "$(raw_mapping "$T_DIR/h.raw" "$target")" "$want" \
+		"hold: the target's mapping in -raw (start/limit/offset of its executable mapping, build-id)" ||
+		show "$T_DIR/h.raw" 40
+	libc=$(awk '$2 ~ /x/ && $6 ~ /\/libc\.so/ { print $6; exit }' "$T_DIR/h.maps")
+	want="$(exec_mapping "$T_DIR/h.maps" "$libc") $libc $(build_id "$libc")"
+	assert_eq "$(raw_mapping "$T_DIR/h.raw" "$libc" | cut -d' ' -f1-3)" "$want" "hold: libc's mapping in -raw"
+	# locations point into their mappings
+	assert_grep "$T_DIR/h.raw" '^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ site_hold_big ' "hold: a location of site_hold_big with its mapping"
+}
+
+# exec_mapping MAPS PATH: "0xSTART/0xEND/0xOFFSET" of the executable mapping
+# of PATH in a copy of /proc/PID/maps, as pprof -raw prints a mapping
+exec_mapping() {
+	awk -v p="$2" '$2 ~ /x/ && $6 == p {
+		split($1, r, "-")
+		printf "0x%s/0x%s/0x%s\n", r[1], r[2], $3
+		exit
+	}' "$1" | sed -E 's/0x0+([0-9a-f])/0x\1/g'
+}
+
+# raw_mapping RAW PATH: the mapping of PATH in -raw output, without its number
+raw_mapping() {
+	awk -v p="$2" '/^Mappings$/ { inmap = 1; next }
+		inmap && $3 == p { sub(/^[0-9]+: /, ""); print; exit }' "$1"
+}
+
+# build_id FILE: the GNU build-id of an ELF file, in hex
+build_id() {
+	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
+}
+
+test_file_filters() { # --exclude and --include shape the pprof profile as they shape the other outputs
+	need_target basic || return
+	TL_ENV=(TL_EXPECT="$T_DIR/x.exp")
+	tl_run x -t 0 -i 0 --exclude '^site_malloc_leak$' --pprof "$T_DIR/x.pb.gz" -- "$TB/basic"
+	check_normal_end x '^target exited with status 0$' "--exclude" || return
+	pprof_top x inuse_space "$T_DIR/x.pb.gz" || return
+	assert_eq "$(top_functions "$T_DIR/x.top" | grep -cx site_malloc_leak)" 0 "--exclude: site_malloc_leak hidden"
+	assert_eq "$(top_total "$T_DIR/x.top")" "$SUM_LIVE_BYTES" "--exclude: its bytes still count"
+
+	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
+	tl_run n -t 0 -i 0 --include '^site_calloc_leak$' --pprof "$T_DIR/n.pb.gz" -- "$TB/basic"
+	check_normal_end n '^target exited with status 0$' "--include" || return
+	pprof_top n inuse_space "$T_DIR/n.pb.gz" || return
+	assert_eq "$(top_total "$T_DIR/n.top")" "$(ledger_value "$T_DIR/n.exp" live site_calloc_leak)" \
+		"--include: only the stacks through site_calloc_leak"
+}
+
+# ================================================================ the endpoint
+
+test_endpoint_pages() { # --listen: /, /metrics (exact live bytes), /debug/pprof/heap and /allocs through go tool pprof, 404, 405; loopback
+	need_target hold || return
+	start_listening h hold -- 30 || return
+	local exp=$T_DIR/h.exp code site
+	check_expect_file "$exp" hold || return
+
+	code=$(curl -s -o "$T_DIR/index.html" -w '%{http_code}' "$URL/")
+	assert_eq "$code" 200 "GET /"
+	assert_grep "$T_DIR/index.html" 'href="/debug/pprof/heap"' "the index links the heap profile"
+	assert_grep "$T_DIR/index.html" 'href="/metrics"' "the index links /metrics"
+
+	code=$(curl -s -o "$T_DIR/metrics" -w '%{http_code}' "$URL/metrics")
+	assert_eq "$code" 200 "GET /metrics"
+	assert_grep "$T_DIR/metrics" "^tracelloc_live_bytes $(ledger_sum "$exp" live)\$" \
+		"/metrics: live bytes = the ledger's $(ledger_sum "$exp" live)" || show "$T_DIR/metrics" 40
+	assert_grep "$T_DIR/metrics" "^tracelloc_live_allocations $(ledger_sum "$exp" live-count)\$" \
+		"/metrics: live allocations = the ledger's"
+	assert_grep "$T_DIR/metrics" '^tracelloc_lost_events_total\{kind="alloc"\} 0$' "/metrics: lost events"
+	assert_grep "$T_DIR/metrics" '^# TYPE tracelloc_allocation_rate_bytes gauge$' "/metrics: allocation rate"
+	assert_grep "$T_DIR/metrics" "^tracelloc_target_info\\{pid=\"$(awk '{ print $2 }' "$T_DIR/h.ready")\"\\} 1\$" \
+		"/metrics: the pid traced"
+
+	# the heap profile, fetched by pprof itself and by curl
+	pprof_top url inuse_space "$URL/debug/pprof/heap" || return
+	assert_grep "$T_DIR/url.top" '^Type: inuse_space$' "go tool pprof $URL/debug/pprof/heap: type"
+	check_top_ledger "$T_DIR/url.top" "$exp" inuse_space "go tool pprof URL"
+	code=$(curl -s -o "$T_DIR/heap.pb.gz" -w '%{http_code} %{content_type}' "$URL/debug/pprof/heap")
+	assert_eq "$code" "200 application/octet-stream" "GET /debug/pprof/heap"
+	pprof_top heap inuse_objects "$T_DIR/heap.pb.gz" || return
+	check_top_ledger "$T_DIR/heap.top" "$exp" inuse_objects "curl /debug/pprof/heap | go tool pprof"
+
+	curl -s -o "$T_DIR/allocs.pb.gz" "$URL/debug/pprof/allocs"
+	pprof_top allocs '' "$T_DIR/allocs.pb.gz" || return
+	assert_grep "$T_DIR/allocs.top" '^Type: alloc_space$' "/debug/pprof/allocs: default sample type"
+	for site in site_hold_big site_hold_small site_hold_array; do
+		assert_eq "$(top_cum "$T_DIR/allocs.top" "$site")" "$(ledger_value "$exp" allocated "$site")" \
+			"/debug/pprof/allocs: alloc_space of $site"
+	done
+
+	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/debug/pprof/goroutine")" 404 "unknown path"
+	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/nope")" 404 "unknown path"
+	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/metrics")" 405 "POST"
+
+	# loopback only
+	ss -Hltn "sport = :$PORT" >"$T_DIR/ss" 2>&1
+	assert_eq "$(awk '{ print $4 }' "$T_DIR/ss" | tr '\n' ' ')" "127.0.0.1:$PORT " "listening sockets on port $PORT"
+	stop_listening h
+	assert_eq "$SUM_LIVE_BYTES" "$(ledger_sum "$exp" live)" "summary: live bytes"
+}
+
+test_endpoint_address_given() { # --listen ADDR:PORT binds as given (127.0.0.2 here); --listen PORT binds loopback
+	need_target hold || return
+	start_listening a hold --listen 127.0.0.2:0 -- 30 || return
+	assert_match "$URL" '^http://127\.0\.0\.2:[0-9]+$' "the address served" || return
+	ss -Hltn "sport = :$PORT" >"$T_DIR/ss" 2>&1
+	assert_eq "$(awk '{ print $4 }' "$T_DIR/ss" | tr '\n' ' ')" "127.0.0.2:$PORT " "listening socket"
+	assert_grep <(curl -s "$URL/metrics") "^tracelloc_live_bytes $(ledger_sum "$T_DIR/a.exp" live)\$" \
+		"/metrics at 127.0.0.2"
+	stop_listening a
+
+	# a port of our own choosing, free now: --listen PORT is 127.0.0.1:PORT
+	local port
+	port=$(free_port) || return
+	start_listening p hold --listen "$port" -- 30 || return
+	assert_eq "$URL" "http://127.0.0.1:$port" "--listen $port"
+	ss -Hltn "sport = :$port" >"$T_DIR/ss" 2>&1
+	assert_eq "$(awk '{ print $4 }' "$T_DIR/ss" | tr '\n' ' ')" "127.0.0.1:$port " "listening socket"
+	stop_listening p
+}
+
+# free_port: a TCP port no socket of this host uses now
+free_port() {
+	local p
+	for p in $(shuf -i 20000-59999 -n 50); do
+		[ -z "$(ss -Htan "sport = :$p" 2>/dev/null)" ] && echo "$p" && return 0
+	done
+	fail "no free port found"
+	return 1
+}
+
+test_endpoint_bad_listen() { # a bad address and a port in use: one line, non-zero exit, nothing run
+	need_target hold || return
+	MARKER=$T_DIR/marker
+	TL_ENV=(TL_EXPECT="$MARKER")
+	bad_input "--listen 1.2.3:80" --listen 1.2.3:80 -- "$TB/hold" 1
+	assert_grep "$T_DIR/bad.err" "invalid --listen '1.2.3:80'" "the bad address named"
+	TL_ENV=(TL_EXPECT="$MARKER")
+	bad_input "--listen 70000" --listen 70000 -- "$TB/hold" 1
+
+	start_listening first hold -- 30 || return
+	TL_ENV=(TL_EXPECT="$MARKER")
+	bad_input "port in use" --listen "$PORT" -- "$TB/hold" 1
+	assert_grep "$T_DIR/bad.err" "^tracelloc: cannot listen on 127\.0\.0\.1:$PORT: Address already in use$" \
+		"port in use: the message"
+	# the first one still serves
+	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")" 200 "the first server, after the second failed"
+	stop_listening first
+}
+
+test_scrape_under_churn() { # curl scrapes /debug/pprof/heap as fast as it can while 3 threads churn: no event lost, ledger exact
+	need_target churn || return
+	start_listening c churn -v --pprof "$T_DIR/c.pb.gz" -- 50000 || return
+	local end=$((SECONDS + 30))
+	# until the target ends (tracelloc with it), at most 30 s; 10 requests
+	# per curl, one after the other
+	: >"$T_DIR/scrapes"
+	while kill -0 "$TL_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do
+		curl -s -m 5 -o "$T_DIR/scrape.pb.gz" -w '%{http_code} %{size_download}\n' \
+			"$URL/debug/pprof/heap?n=[1-10]" >>"$T_DIR/scrapes" 2>/dev/null
+	done
+	wait_pid "$TL_PID" 30
+	TL_RC=$WAIT_RC
+	check_normal_end c '^target exited with status 0$' "churn, scraped" || return
+	note "$(awk '$1 == 200 && $2 > 0' "$T_DIR/scrapes" | wc -l) scrapes;" \
+		"$(grep -E '^tracelloc: (http|the ring buffer)' "$T_DIR/c.err" | sed 's/^tracelloc: //' | tr '\n' ' ')"
+	assert_int_ge "$(awk '$1 == 200 && $2 > 0' "$T_DIR/scrapes" | wc -l)" 20 \
+		"churn: scrapes answered with a profile while it ran"
+	# the requests after tracelloc ended (with its target) find no server
+	assert_eq "$(awk '$1 == 200 { ok = NR } { code[NR] = $1 }
+		END { for (i = 1; i < ok; i++) if (code[i] != 200) n++; print n + 0 }' "$T_DIR/scrapes")" 0 \
+		"churn: failed scrapes while tracelloc ran"
+	assert_eq "$(head -c2 "$T_DIR/scrape.pb.gz" | od -An -tx1 | tr -d ' ')" 1f8b "churn: a scrape is gzip"
+	assert_eq "$SUM_LOST" 0 "churn, scraped: lost events"
+	check_expect_file "$T_DIR/c.exp" churn || return
+	local si
+	for si in inuse_space alloc_objects; do
+		pprof_top "c-$si" "$si" "$T_DIR/c.pb.gz" || return
+		check_top_ledger "$T_DIR/c-$si.top" "$T_DIR/c.exp" "$si" "churn, scraped"
+	done
+	check_invariant "churn, scraped"
+}
+
+test_metrics_rate() { # /metrics: allocation rate of a target that allocates 100 bytes every 20 ms
+	need_target sleeper || return
+	start_listening s sleeper -i 1 -- 8 || return
+	sleep 2.2
+	curl -s "$URL/metrics" >"$T_DIR/metrics"
+	local calls bytes
+	calls=$(awk '$1 == "tracelloc_allocation_rate_calls" { print $2 }' "$T_DIR/metrics")
+	bytes=$(awk '$1 == "tracelloc_allocation_rate_bytes" { print $2 }' "$T_DIR/metrics")
+	# 50 a second (20 ms sleeps), 51 when the second holds one more, fewer when late
+	assert_between "$calls" 40 51 "allocation calls per second over the last interval"
+	# both printed to 3 decimals
+	assert_eq "$(awk -v c="$calls" -v b="$bytes" 'BEGIN { d = b - 100 * c; print (d < 0 ? -d : d) < 0.06 }')" 1 \
+		"allocated bytes per second = 100 x calls per second ($bytes, $calls)"
+	stop_listening s
+}
+
+# ================================================================ runner
+
+if [ "${1:-}" != -l ] && ! need_go; then
+	echo "go (Debian's golang-go) is missing and cannot be installed"
+	echo "pprof: 0 passed, 1 failed"
+	exit 1
+fi
+run_suite_tests "$0" pprof "${1:-}"

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/* http.c (listen addresses, the server on loopback) and metrics.c (/metrics) */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "metrics.h"
+#include "test.h"
+
+TEST(http_parse_listen)
+{
+	static const struct {
+		const char *arg;
+		const char *want;	/* as http__format_addr prints it; NULL: -EINVAL */
+	} cases[] = {
+		{ "6060", "127.0.0.1:6060" },
+		{ ":6060", "127.0.0.1:6060" },
+		{ "0", "127.0.0.1:0" },
+		{ "65535", "127.0.0.1:65535" },
+		{ "localhost:80", "127.0.0.1:80" },
+		{ "0.0.0.0:6060", "0.0.0.0:6060" },
+		{ "192.168.1.20:8080", "192.168.1.20:8080" },
+		{ "[::1]:6060", "[::1]:6060" },
+		{ "[::]:1", "[::]:1" },
+		{ "[fe80::1:2]:443", "[fe80::1:2]:443" },
+		{ "", NULL },
+		{ ":", NULL },
+		{ "65536", NULL },
+		{ "99999999999999999999", NULL },
+		{ "-1", NULL },
+		{ "+80", NULL },
+		{ " 80", NULL },
+		{ "80 ", NULL },
+		{ "0x50", NULL },
+		{ "1.2.3:80", NULL },
+		{ "1.2.3.4.5:80", NULL },
+		{ "256.1.1.1:80", NULL },
+		{ "1.2.3.4:", NULL },
+		{ "1.2.3.4", NULL },
+		{ "example.com:80", NULL },
+		{ "::1:80", NULL },
+		{ "[::1]", NULL },
+		{ "[::1]:", NULL },
+		{ "[::1]80", NULL },
+		{ "[1.2.3.4]:80", NULL },
+		{ "[::1:80", NULL },
+	};
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char got[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = http__parse_listen(cases[i].arg, &addr, &len);
+
+		if (!cases[i].want) {
+			ASSERT_EQ(err, -EINVAL, "'%s'", cases[i].arg);
+			continue;
+		}
+		ASSERT_OK(err, "'%s'", cases[i].arg);
+		ASSERT_EQ(len, addr.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+							    sizeof(struct sockaddr_in),
+			  "'%s': address length", cases[i].arg);
+		http__format_addr((struct sockaddr *)&addr, got, sizeof(got));
+		ASSERT_STREQ(got, cases[i].want, "'%s'", cases[i].arg);
+	}
+}
+
+/* -------------------------------------------------------------- the server */
+
+static int pages_written[3];
+
+static int fake_page(enum http_page page, FILE *out, void *ctx)
+{
+	pages_written[page]++;
+	if (page == HTTP_PAGE_ALLOCS)
+		return -EIO;
+	fprintf(out, "page %d of %s", page, (const char *)ctx);
+	return 0;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Sends request to the server of h and returns the whole response (malloc'ed),
+ * running the server in between as an event loop would; NULL after 5 s.
+ */
+static char *exchange(struct http *h, const char *request)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	char *response = calloc(1, 65536);
+	size_t got = 0;
+	uint64_t until = ms_now() + 5000;
+	int fd = -1;
+
+	if (!response || http__parse_listen(strrchr(http__address(h), ':') + 1, &addr, &len))
+		goto fail;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || (connect(fd, (struct sockaddr *)&addr, len) && errno != EINPROGRESS))
+		goto fail;
+	/* loopback: the connection is up once the server accepts, and a short
+	 * request fits the socket buffer */
+	while (ms_now() < until) {
+		struct pollfd pfd = { .fd = http__fd(h), .events = POLLIN };
+		ssize_t n;
+
+		if (request) {
+			n = send(fd, request, strlen(request), MSG_NOSIGNAL);
+			if (n == (ssize_t)strlen(request))
+				request = NULL;
+			else if (n >= 0 || (errno != EAGAIN && errno != ENOTCONN))
+				goto fail;
+		}
+		poll(&pfd, 1, 10);
+		http__run(h);
+		n = recv(fd, response + got, 65535 - got, 0);
+		if (n == 0) {
+			close(fd);
+			return response;
+		}
+		if (n > 0)
+			got += (size_t)n;
+		else if (errno != EAGAIN)
+			goto fail;
+	}
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(response);
+	return NULL;
+}
+
+#define GET(path) "GET " path " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
+
+static void check_response(struct http *h, const char *request, const char *status,
+			   const char *header, const char *body)
+{
+	char *response = exchange(h, request);
+	const char *got_body;
+
+	ASSERT_OK_PTR(response, "a response to %.30s", request);
+	got_body = strstr(response, "\r\n\r\n");
+	if (strncmp(response, status, strlen(status)) || !got_body ||
+	    (header && !strstr(response, header)) || (body && strcmp(got_body + 4, body))) {
+		test__fail(__FILE__, __LINE__, "%.30s: got \"%.300s\", want %s, %s and body %s",
+			   request, response, status, header ? header : "-", body ? body : "-");
+	}
+	free(response);
+}
+
+TEST(http_server_pages)
+{
+	struct http_opts opts = { .write_page = fake_page, .ctx = "the test" };
+	struct sockaddr_storage addr;
+	struct http *h = NULL;
+	socklen_t len;
+
+	memset(pages_written, 0, sizeof(pages_written));
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	ASSERT_TRUE(!strncmp(http__address(h), "127.0.0.1:", 10) &&
+		    strcmp(http__address(h), "127.0.0.1:0"),
+		    "bound to loopback on the port chosen: %s", http__address(h));
+
+	check_response(h, GET("/metrics"), "HTTP/1.1 200", "Content-Type: text/plain; version=0.0.4",
+		       "page 2 of the test");
+	check_response(h, GET("/debug/pprof/heap?gc=1"), "HTTP/1.1 200",
+		       "Content-Disposition: attachment; filename=\"heap\"", "page 0 of the test");
+	check_response(h, GET("/debug/pprof/allocs"), "HTTP/1.1 500", NULL,
+		       "cannot write /debug/pprof/allocs: Input/output error\n");
+	check_response(h, GET("/"), "HTTP/1.1 200", "Content-Type: text/html", NULL);
+	check_response(h, GET("/debug/pprof/"), "HTTP/1.1 200", "/debug/pprof/heap", NULL);
+	check_response(h, GET("/debug/pprof/goroutine"), "HTTP/1.1 404", NULL, NULL);
+	check_response(h, GET("/metricsx"), "HTTP/1.1 404", NULL, NULL);
+	check_response(h, "POST /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+			  "Content-Length: 0\r\n\r\n", "HTTP/1.1 405", "Allow: GET, HEAD", NULL);
+	check_response(h, "HEAD /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+		       "HTTP/1.1 200", "Content-Length: 18", "");
+	ASSERT_EQ(pages_written[HTTP_PAGE_HEAP], 1, "heap pages written");
+	ASSERT_EQ(pages_written[HTTP_PAGE_ALLOCS], 1, "allocs pages written");
+	ASSERT_EQ(pages_written[HTTP_PAGE_METRICS], 2, "metrics pages written (GET, HEAD)");
+	ASSERT_EQ(http__stats(h)->requests, 9, "requests counted");
+	http__destroy(h);
+}
+
+TEST(http_port_in_use)
+{
+	struct http_opts opts = { .write_page = fake_page, .ctx = "" };
+	struct sockaddr_storage addr;
+	struct http *h = NULL, *h2 = NULL;
+	socklen_t len;
+	int err;
+
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	ASSERT_OK(http__parse_listen(http__address(h), &addr, &len), "the address bound");
+	err = http__new((struct sockaddr *)&addr, len, &opts, &h2);
+	http__destroy(h2);
+	http__destroy(h);
+	ASSERT_EQ(err, -EADDRINUSE, "a second server on the same port");
+}
+
+/* -------------------------------------------------------------- /metrics */
+
+TEST(metrics_text)
+{
+	struct metrics m = {
+		.pid = 4321,
+		.traced_s = 12.5,
+		.stats = { .alloc_calls = 1000, .alloc_bytes = 64000, .frees = 900,
+			   .unknown_frees = 3, .live_count = 100, .live_bytes = 6400,
+			   .failed_stacks = 2 },
+		.loss = { .lost_allocs = 7, .lost_frees = 5 },
+		.stacks = 17,
+		.alloc_calls_per_s = 80.25,
+		.alloc_bytes_per_s = 5136,
+	};
+	static const char *const want_lines[] = {
+		"# TYPE tracelloc_target_info gauge\n",
+		"tracelloc_target_info{pid=\"4321\"} 1\n",
+		"# TYPE tracelloc_live_bytes gauge\n",
+		"\ntracelloc_live_bytes 6400\n",
+		"\ntracelloc_live_allocations 100\n",
+		"# TYPE tracelloc_allocated_bytes_total counter\n",
+		"\ntracelloc_allocated_bytes_total 64000\n",
+		"\ntracelloc_allocations_total 1000\n",
+		"\ntracelloc_frees_total 900\n",
+		"\ntracelloc_unknown_frees_total 3\n",
+		"\ntracelloc_allocation_rate_bytes 5136.000\n",
+		"\ntracelloc_allocation_rate_calls 80.250\n",
+		"# TYPE tracelloc_lost_events_total counter\n",
+		"\ntracelloc_lost_events_total{kind=\"alloc\"} 7\n",
+		"\ntracelloc_lost_events_total{kind=\"free\"} 5\n",
+		"\ntracelloc_failed_stacks_total 2\n",
+		"\ntracelloc_stacks 17\n",
+		"\ntracelloc_sample_bytes 0\n",
+		"\ntracelloc_traced_seconds 12.500\n",
+	};
+	char *text = NULL, *line, *saveptr = NULL;
+	size_t size = 0, i;
+	FILE *out = open_memstream(&text, &size);
+
+	ASSERT_OK_PTR(out, "open_memstream");
+	ASSERT_OK(metrics__write(out, &m), "metrics__write");
+	fclose(out);
+	for (i = 0; i < sizeof(want_lines) / sizeof(want_lines[0]); i++)
+		if (!strstr(text, want_lines[i])) {
+			test__fail(__FILE__, __LINE__, "no line \"%s\" in /metrics", want_lines[i]);
+			break;
+		}
+	/* every line a comment or "name[{labels}] value", as Prometheus parses it */
+	for (line = strtok_r(text, "\n", &saveptr); line && !test__failed();
+	     line = strtok_r(NULL, "\n", &saveptr)) {
+		if (!strncmp(line, "# HELP tracelloc_", 17) || !strncmp(line, "# TYPE tracelloc_", 17))
+			continue;
+		if (strncmp(line, "tracelloc_", 10) || !strchr(line, ' ') ||
+		    strspn(strrchr(line, ' ') + 1, "0123456789.") != strlen(strrchr(line, ' ') + 1))
+			test__fail(__FILE__, __LINE__, "not a sample line: \"%s\"", line);
+	}
+	free(text);
+}
