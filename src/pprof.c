@@ -328,6 +328,7 @@ static int write_gzip(FILE *out, const uint8_t *data, size_t size)
 		z.avail_out = sizeof(chunk);
 		ret = deflate(&z, Z_FINISH);
 		have = sizeof(chunk) - z.avail_out;
+		/* cppcheck-suppress uninitvar ; deflate wrote it, through z.next_out */
 		if (ret == Z_STREAM_ERROR || (have && fwrite(chunk, 1, have, out) != have))
 			err = -EIO;
 	} while (!err && ret != Z_STREAM_END);
