@@ -981,6 +981,29 @@ test_bad_static() { # a statically linked target (its malloc is inside the execu
 	assert_grep "$T_DIR/bad.err" 'statically linked' "static: the line says why"
 }
 
+test_bad_other_allocator() { # a process whose malloc comes from another library (LD_PRELOAD): refused with one line
+	need_target sleeper || return
+	cat >"$T_DIR/bump.c" <<'EOF_C'
+#include <stddef.h>
+#include <string.h>
+static char arena[1 << 22];
+static size_t used;
+void *malloc(size_t n) { void *p = arena + used; used += (n + 15) & ~(size_t)15; return used <= sizeof(arena) ? p : NULL; }
+void free(void *p) { (void)p; }
+void *calloc(size_t a, size_t b) { void *p = malloc(a * b); if (p) memset(p, 0, a * b); return p; }
+void *realloc(void *old, size_t n) { void *p = malloc(n); if (p && old) memcpy(p, old, n); return p; }
+EOF_C
+	gcc -shared -fPIC -O1 -o "$T_DIR/libbump.so" "$T_DIR/bump.c" 2>"$T_DIR/gcc.err" ||
+		{ fail "other allocator: cannot build libbump.so"; show "$T_DIR/gcc.err"; return; }
+	TGT_ENV=(LD_PRELOAD="$T_DIR/libbump.so")
+	start_target sleeper 20 || return
+	bad_input "-p PID of a process whose malloc is libbump.so" -p "$TGT_PID"
+	assert_grep "$T_DIR/bad.err" 'libbump\.so' "other allocator: the line names the library"
+	pid_alive "$TGT_PID" || fail "other allocator: the target died"
+	kill -KILL "$TGT_PID" 2>/dev/null
+	wait "$TGT_PID" 2>/dev/null
+}
+
 test_bad_nolibc() { # a process with no allocator tracelloc could recognise
 	need_target nolibc || return
 	"$TB/nolibc" </dev/null >/dev/null 2>&1 &
