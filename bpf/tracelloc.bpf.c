@@ -104,9 +104,13 @@ static __always_inline __u64 current_id(void)
 	return (__u64)ns.tgid << 32 | ns.pid;
 }
 
-static __always_inline bool in_target(void)
+/* the current thread's id when it belongs to the target, else 0: each
+ * program takes it once and hands the thread id down */
+static __always_inline __u64 target_id(void)
 {
-	return (current_id() >> 32) == target_tgid;
+	__u64 id = current_id();
+
+	return (id >> 32) == target_tgid ? id : 0;
 }
 
 static __always_inline struct call_state *current_state(__u64 flags)
@@ -120,11 +124,11 @@ static __always_inline __u64 wakeup_flag(void)
 									       : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void send_ptr_event(__u32 type, __u64 addr)
+static __always_inline void send_ptr_event(__u32 type, __u32 tid, __u64 addr)
 {
 	struct ptr_event ev = {
 		.type = type,
-		.tid = (__u32)current_id(),
+		.tid = tid,
 		.addr = addr,
 	};
 
@@ -171,12 +175,10 @@ static __always_inline __u64 array_size(__u64 n, __u64 size)
 	return n > limit ? ~0ULL : n * size;
 }
 
-static __always_inline int enter(__u32 fn, __u64 size, __u64 ptr_arg)
+static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
 {
 	struct call_state *s;
 
-	if (!in_target())
-		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
 		count(COUNTER_NO_STATE);
@@ -198,7 +200,7 @@ static __always_inline int enter(__u32 fn, __u64 size, __u64 ptr_arg)
 	}
 	/* realloc may release ptr before it returns and another thread may get it back:
 	 * say so now, so the daemon never sees that reuse before the release */
-	send_ptr_event(EVENT_REALLOC_BEGIN, ptr_arg);
+	send_ptr_event(EVENT_REALLOC_BEGIN, tid, ptr_arg);
 	return 0;
 }
 
@@ -288,10 +290,10 @@ int BPF_KRETPROBE(leave_alloc)
 	struct call_state *s;
 	bool is_realloc, known_old;
 	__u8 one = 1;
-	__u64 addr;
+	__u64 addr, id;
 	long len;
 
-	if (empty_probes || !in_target())
+	if (empty_probes || !(id = target_id()))
 		return 0;
 	s = current_state(0);
 	/* no state or depth 0: the entry ran before we attached */
@@ -310,19 +312,19 @@ int BPF_KRETPROBE(leave_alloc)
 		/* realloc(p, 0) released p; otherwise p survives the failure */
 		if (s->size && sample_bytes)
 			bpf_map_update_elem(&sampled, &s->ptr_arg, &one, BPF_ANY);
-		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, s->ptr_arg);
+		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, (__u32)id, s->ptr_arg);
 		return 0;
 	}
 	if (sample_bytes && !take_sample(s, s->size, addr)) {
 		/* not a sample: no stack, no record; only the old block's release */
 		if (known_old)
-			send_ptr_event(EVENT_FREE, s->ptr_arg);
+			send_ptr_event(EVENT_FREE, (__u32)id, s->ptr_arg);
 		return 0;
 	}
 
 	ev = &s->event;
 	ev->type = EVENT_ALLOC;
-	ev->tid = (__u32)current_id();
+	ev->tid = (__u32)id;
 	ev->addr = addr;
 	ev->size = s->size;
 	ev->old_addr = known_old ? s->ptr_arg : 0;
@@ -338,7 +340,7 @@ int BPF_KRETPROBE(leave_alloc)
 	return 0;
 }
 
-static __always_inline int enter_free(__u64 ptr)
+static __always_inline int enter_free(__u32 tid, __u64 ptr)
 {
 	struct call_state *s;
 
@@ -351,7 +353,7 @@ static __always_inline int enter_free(__u64 ptr)
 	/* sampling: the daemon never heard of a block that was not sampled */
 	if (sample_bytes && bpf_map_delete_elem(&sampled, &ptr))
 		return 0;
-	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, ptr);
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, tid, ptr);
 	return 0;
 }
 
@@ -360,13 +362,12 @@ static __always_inline int enter_free(__u64 ptr)
  * then glibc hands every chunk of the thread's cache to free() again. Those
  * were freed by the program already: the daemon must not call them unknown.
  */
-static __always_inline int enter_thread_exit(void)
+static __always_inline int enter_thread_exit(__u32 tid)
 {
-	__u64 id = current_id();
 	struct call_state *s;
 
 	/* the main thread runs it from exit(), where frees are the program's */
-	if ((__u32)id == target_tgid)
+	if (tid == target_tgid)
 		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
@@ -380,28 +381,30 @@ static __always_inline int enter_thread_exit(void)
 SEC("uprobe")
 int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 {
-	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u32 fn = bpf_get_attach_cookie(ctx), tid;
+	__u64 id;
 
-	if (empty_probes || !in_target())
+	if (empty_probes || !(id = target_id()))
 		return 0;
+	tid = (__u32)id;
 	switch (fn) {
 	case FN_FREE:
-		return enter_free(arg1);
+		return enter_free(tid, arg1);
 	case FN_THREAD_EXIT:
-		return enter_thread_exit();
+		return enter_thread_exit(tid);
 	case FN_CALLOC:
-		return enter(fn, array_size(arg1, arg2), 0);
+		return enter(tid, fn, array_size(arg1, arg2), 0);
 	case FN_REALLOC:
-		return enter(fn, arg2, arg1);
+		return enter(tid, fn, arg2, arg1);
 	case FN_REALLOCARRAY:
-		return enter(fn, array_size(arg2, arg3), arg1);
+		return enter(tid, fn, array_size(arg2, arg3), arg1);
 	case FN_POSIX_MEMALIGN:
-		return enter(fn, arg3, arg1);
+		return enter(tid, fn, arg3, arg1);
 	case FN_ALIGNED_ALLOC:
 	case FN_MEMALIGN:
-		return enter(fn, arg2, 0);
+		return enter(tid, fn, arg2, 0);
 	default:	/* malloc, valloc, pvalloc, operator new: size first */
-		return enter(fn, arg1, 0);
+		return enter(tid, fn, arg1, 0);
 	}
 }
 
@@ -414,10 +417,11 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct ptr_event ev = { .type = EVENT_EXEC };
+	__u64 id = target_id();
 
-	if (!in_target())
+	if (!id)
 		return 0;
-	ev.tid = (__u32)current_id();
+	ev.tid = (__u32)id;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(COUNTER_LOST_FREE);
 	return 0;

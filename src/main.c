@@ -673,16 +673,15 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
 				consume(s);
-				if (!events__exec_seen(s->events))
-					symbolizer__refresh(s->symbolizer);
-				update_rate(s);
-				if (s->opts.interval_s <= 0)
-					continue;
-				read_loss(s, &loss);
 				if (exec_ending(s, ending, ending_size)) {
 					done = true;
 					continue;
 				}
+				symbolizer__refresh(s->symbolizer);
+				update_rate(s);
+				if (s->opts.interval_s <= 0)
+					continue;
+				read_loss(s, &loss);
 				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
 						  &prev, s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
