@@ -7,8 +7,9 @@
 # 1. Cost per allocator call. bench/churn (1 and 2 threads, malloc straight
 #    from the loop or through 5 frames) times its own loop, run
 #      untraced | floor: tracelloc --empty-probes (the same probes, programs
-#      that return at once) | tracelloc -p | tracelloc -p --probe-at-symbol
-#      (free probed at +0, single-stepped) | BCC memleak | bpftrace,
+#      that return at once) | tracelloc -p | tracelloc -p --sample-bytes 512K
+#      | tracelloc -p --probe-at-symbol (free probed at +0, single-stepped)
+#      | BCC memleak | bpftrace,
 #    all variants of one config back to back, RUNS times; medians.
 #    With 2 target threads at full speed (those runs, and one sustained run of
 #    ~10 s, 5-deep stacks): lost events, daemon CPU.
@@ -18,11 +19,16 @@
 #    probed function whose first instruction the kernel single-steps costs.
 # 4. Daemon memory with 10 million live blocks (bench/holder).
 # 5. Attach time: from launching tracelloc -p to the target's first traced call.
+# 6. Sampling on a large run: the holder again under --sample-bytes, its
+#    estimated live bytes per call site against section 4's full trace, and
+#    what sampling saved there (time to allocate, daemon memory).
 #
 # Environment: BENCH_RUNS (5), BENCH_FN_RUNS (3), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
 # BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread run, ~10 s traced),
-# BENCH_HOLD (10000000), BENCH_PEERS=0 to leave out memleak and bpftrace,
+# BENCH_HOLD (10000000), BENCH_SAMPLE_BYTES (524288: section 1's sampled
+# rows, jemalloc's default), BENCH_SAMPLE_HOLD_BYTES (16384: section 6; its
+# error shrinks with the number of samples, HOLD * 40 / N), BENCH_PEERS=0 to leave out memleak and bpftrace,
 # BENCH_INSTALL=0 to install nothing. Logs of the last run: build/bench/last/.
 set -u
 export LC_ALL=C
@@ -38,6 +44,8 @@ ITER=${BENCH_ITER:-50000}
 SUSTAIN_ITER=${BENCH_SUSTAIN_ITER:-2000000}
 ITER_UNTRACED=$((ITER * 20))
 HOLD=${BENCH_HOLD:-10000000}
+SAMPLE_BYTES=${BENCH_SAMPLE_BYTES:-524288}
+SAMPLE_HOLD_BYTES=${BENCH_SAMPLE_HOLD_BYTES:-16384}
 PEERS=${BENCH_PEERS:-1}
 INSTALL=${BENCH_INSTALL:-1}
 BENCH_START=$EPOCHREALTIME
@@ -374,9 +382,10 @@ measure() {
 	t0=$(now)
 	case "$variant" in
 	untraced) ;;
-	floor|full|symbol)
+	floor|full|sampled|symbol)
 		local flags=()
 		[ "$variant" = floor ] && flags=(--empty-probes)
+		[ "$variant" = sampled ] && flags=(--sample-bytes "$SAMPLE_BYTES")
 		[ "$variant" = symbol ] && flags=(--probe-at-symbol)
 		"$TRACELLOC" "${flags[@]}" -p "$target" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
 		dpid=$!
@@ -430,7 +439,7 @@ measure() {
 		R_WHY="churn did not finish in 600 s"
 	fi
 	case "$variant" in
-	floor|full|symbol)
+	floor|full|sampled|symbol)
 		wait_exit "$dpid" 120 || R_WHY="${R_WHY:-tracelloc did not end after its target}"
 		R_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
 		R_ALLOCS=$(sed -n 's/^ *allocation calls: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
@@ -454,7 +463,7 @@ measure() {
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
-VARIANTS="untraced floor full symbol memleak bpftrace"
+VARIANTS="untraced floor full sampled symbol memleak bpftrace"
 declare -A NS READY LOST ALLOCS MALLOCS CPUFRAC WHY
 
 variant_skipped() {
@@ -594,7 +603,7 @@ MEM_OK=""
 hpid=$!
 STARTED+=("$hpid")
 if wait_line "$LOGS/holder.target" '^ready' 60 "$hpid"; then
-	"$TRACELLOC" -p "$hpid" -i 1 -t 0 -f "$WORK/holder.fg" -m live-count \
+	"$TRACELLOC" -p "$hpid" -i 1 -t 0 -f "$WORK/holder.fg" -m live \
 		>"$LOGS/holder.out" 2>"$LOGS/holder.err" &
 	dpid=$!
 	STARTED+=("$dpid")
@@ -685,12 +694,108 @@ echo "  (includes process start, loading and verifying the BPF programs, reading
 echo "   maps and libc's symbols, creating the uprobe links; the daemon reads the first records"
 echo "   within its 20 ms poll)"
 
+# ---------------------------------------------------------------- 6. sampling
+
+# hold_blocks TAG [TRACER FLAGS...]: bench/holder with HOLD blocks, untraced
+# or under tracelloc -p FLAGS; sets H_TIME (s to allocate them), and when
+# traced H_BASE, H_RSS, H_HWM (KiB) and the daemon's output in $LOGS/TAG.out
+hold_blocks() {
+	local tag=$1 hpid dpid="" i prev cur
+	shift
+	H_TIME="" H_BASE="" H_RSS="" H_HWM=""
+	"$HOLDER" "$HOLD" >"$LOGS/$tag.target" 2>&1 &
+	hpid=$!
+	STARTED+=("$hpid")
+	if ! wait_line "$LOGS/$tag.target" '^ready' 60 "$hpid"; then
+		note "holder did not start"
+		wait_exit "$hpid" 10
+		return 1
+	fi
+	if [ $# -gt 0 ]; then
+		"$TRACELLOC" -p "$hpid" "$@" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+		dpid=$!
+		STARTED+=("$dpid")
+		if ! wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+			note "tracelloc did not attach to the holder: $(tail -1 "$LOGS/$tag.err")"
+			signal_ours KILL "$hpid"
+			wait_exit "$hpid" 10
+			wait_exit "$dpid" 30
+			return 1
+		fi
+		sleep 0.2
+		H_BASE=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+	fi
+	signal_ours USR1 "$hpid"
+	if wait_line "$LOGS/$tag.target" '^holding' 900 "$hpid" 0.1 && [ -n "$dpid" ]; then
+		prev=$(cpu_ns "$dpid")
+		for i in $(seq 60); do
+			sleep 0.5
+			cur=$(cpu_ns "$dpid")
+			[ -n "$cur" ] && [ -n "$prev" ] || break
+			[ $((cur - prev)) -lt 5000000 ] && break
+			prev=$cur
+		done
+		H_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+		H_HWM=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
+	fi
+	signal_ours USR1 "$hpid"
+	wait_exit "$hpid" 60
+	[ -n "$dpid" ] && wait_exit "$dpid" 300
+	H_TIME=$(sed -n 's/^holding [0-9]* in \([0-9.]*\) s/\1/p' "$LOGS/$tag.target")
+	[ -n "$H_TIME" ]
+}
+
+# site_bytes FOLDED: "site_a BYTES" per call site of bench/holder
+site_bytes() {
+	awk 'match($0, /site_[a-d]/) { b[substr($0, RSTART, RLENGTH)] += $NF }
+	     END { for (s in b) print s, b[s] }' "$1" 2>/dev/null | sort
+}
+
+echo
+echo "== 6. sampling on a large run: section 4's $HOLD blocks under --sample-bytes $SAMPLE_HOLD_BYTES"
+SAMPLE_WORST=""
+hold_blocks holder-untraced && HOLD_UNTRACED_TIME=$H_TIME
+if hold_blocks holder-sampled -i 1 -t 0 --sample-bytes "$SAMPLE_HOLD_BYTES" \
+	-f "$WORK/holder-sampled.fg" -m live; then
+	cp "$WORK/holder-sampled.fg" "$LOGS/holder-sampled.fg" 2>/dev/null
+	# what each site holds, from holder.c: block i, of 16 + i % 49 bytes, at site i % 4
+	awk -v n="$HOLD" 'BEGIN { for (i = 0; i < n; i++) b[i % 4] += 16 + i % 49
+		for (s = 0; s < 4; s++) printf "site_%c %d\n", 97 + s, b[s] }' >"$WORK/holder-exact"
+	site_bytes "$LOGS/holder.fg" >"$WORK/holder-full"
+	site_bytes "$LOGS/holder-sampled.fg" >"$WORK/holder-est"
+	printf '  %-8s %14s %14s %18s %10s\n' site exact "full trace" "sampled estimate" "vs full"
+	while read -r site exact; do
+		full=$(awk -v s="$site" '$1 == s { print $2 }' "$WORK/holder-full")
+		est=$(awk -v s="$site" '$1 == s { print $2 }' "$WORK/holder-est")
+		err=""
+		if isnum "${full:-x}" && isnum "${est:-x}" && [ "$full" -gt 0 ]; then
+			err=$(calc "($est - $full) * 100 / $full" %+.2f)
+			a=$(calc "($est > $full ? $est - $full : $full - $est) * 100 / $full" %.2f)
+			if [ -z "$SAMPLE_WORST" ] || awk -v a="$a" -v b="$SAMPLE_WORST" 'BEGIN { exit !(a > b) }'; then
+				SAMPLE_WORST=$a
+			fi
+		else
+			SAMPLE_WORST=none
+		fi
+		printf '  %-8s %14s %14s %18s %10s\n' "$site" "$exact" "${full:-n/a}" "${est:-n/a}" "${err:+$err%}"
+	done <"$WORK/holder-exact"
+	echo "  allocating them took ${H_TIME} s sampled, ${HOLD_TIME:-?} s fully traced," \
+	     "${HOLD_UNTRACED_TIME:-?} s untraced"
+	if isnum "${H_RSS:-x}" && isnum "${H_HWM:-x}"; then
+		echo "  daemon VmRSS: baseline $((H_BASE / 1024)) MiB after attach, $((H_RSS / 1024)) MiB holding" \
+		     "the samples, peak $((H_HWM / 1024)) MiB (fully traced, section 4: peak $((${HOLD_HWM:-0} / 1024)) MiB)"
+	fi
+else
+	echo "  could not measure (see $LOGS/holder-sampled.*)"
+fi
+
 # ---------------------------------------------------------------- report
 
 declare -A NAMES
 NAMES[untraced]="untraced"
 NAMES[floor]="floor (--empty-probes)"
 NAMES[full]="tracelloc -p"
+NAMES[sampled]="tracelloc --sample-bytes $SAMPLE_BYTES"
 NAMES[symbol]="tracelloc --probe-at-symbol"
 NAMES[memleak]="BCC memleak-bpfcc"
 NAMES[bpftrace]="bpftrace"
@@ -736,7 +841,7 @@ for config in $CONFIGS; do
 		if [ -n "$added" ] && [ "$v" != floor ] && isnum "${floor_added:-x}"; then
 			vsfloor=$(calc "$added / $floor_added" %.2fx)
 		fi
-		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ]; } &&
+		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ] || [ "$v" = sampled ]; } &&
 		   isnum "${full_added:-x}"; then
 			peer=$(calc "$added / $full_added" %.2fx)
 		fi
@@ -831,6 +936,13 @@ if [ -n "${MEM_PER:-}" ]; then
 	     "($MEM_TOTAL_PER B with it; peak $MEM_PEAK_PER B), $STACKS stacks for $LIVE blocks"
 else
 	echo "N/A  daemon memory <= 64 B per live allocation: not measured"
+fi
+if isnum "${SAMPLE_WORST:-x}"; then
+	v=$(le "$SAMPLE_WORST" 5)
+	echo "$(verdict "$v") --sample-bytes $SAMPLE_HOLD_BYTES: live bytes per call site within 5% of the full" \
+	     "trace: worst ${SAMPLE_WORST}% ($HOLD blocks)"
+else
+	echo "N/A  --sample-bytes: live bytes per call site within 5% of the full trace: not measured"
 fi
 v=$(le "$ATTACH_MS" 100)
 echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATTACH_MS ms" \

@@ -350,8 +350,10 @@ static __always_inline int enter_free(__u32 tid, __u64 ptr)
 	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
 	if (s && s->depth)
 		return 0;
-	/* sampling: the daemon never heard of a block that was not sampled */
-	if (sample_bytes && bpf_map_delete_elem(&sampled, &ptr))
+	/* sampling: the daemon never heard of a block that was not sampled. Most
+	 * blocks were not: a lookup takes no lock, a delete locks its bucket. */
+	if (sample_bytes &&
+	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
 		return 0;
 	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, tid, ptr);
 	return 0;
