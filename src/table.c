@@ -120,8 +120,9 @@ void *table__lookup(const struct table *t, uint64_t key)
 static int grow(struct table *t)
 {
 	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const size_t chunk = 64 * page, bytes = t->capacity * 2 * t->slot_size;
 	struct table bigger = *t;
-	size_t i, released = 0;
+	size_t i, released = 0, populated = 0;
 
 	bigger.capacity = t->capacity * 2;
 	bigger.shift = shift_for(bigger.capacity);
@@ -132,6 +133,20 @@ static int grow(struct table *t)
 		uint64_t key = slot_key(t, i);
 		size_t done;
 
+		/* find_slot() reads a page of the new table before it writes it:
+		 * two faults a page, the first mapping the zero page. Populating
+		 * the new table a chunk ahead of the copy takes one pass instead
+		 * and halves the time of a large grow, during which the daemon
+		 * reads no records. Where madvise cannot (before Linux 5.14), the
+		 * faults do it. */
+		if (populated < bytes && (2 * i + 2) * t->slot_size + chunk / 2 > populated) {
+			size_t len = bytes - populated < chunk ? bytes - populated : chunk;
+
+			if (madvise(bigger.slots + populated, len, MADV_POPULATE_WRITE))
+				populated = bytes;
+			else
+				populated += len;
+		}
 		if (key)
 			memcpy(bigger.slots + find_slot(&bigger, key) * t->slot_size,
 			       t->slots + i * t->slot_size, t->slot_size);
