@@ -815,7 +815,7 @@ for config in $CONFIGS; do
 	chain="malloc straight from the loop"
 	[ "$depth" -gt 0 ] && chain="malloc $depth frames below the loop"
 	echo "-- $threads thread(s), $chain"
-	printf '  %-28s %9s %9s %9s %15s %9s\n' variant ns/call added "vs floor" "x tracelloc" "ready ms"
+	printf '  %-31s %9s %9s %9s %15s %9s\n' variant ns/call added "vs floor" "x tracelloc" "ready ms"
 	for v in $VARIANTS; do
 		key="$config/$v"
 		MED[$key]=$(median ${NS[$key]:-})
@@ -828,7 +828,7 @@ for config in $CONFIGS; do
 			reason=${WHY[$key]:-}
 			[ "$v" = memleak ] && reason=${reason:-$MEMLEAK_SKIP}
 			[ "$v" = bpftrace ] && reason=${reason:-$BPFTRACE_SKIP}
-			printf '  %-28s skipped: %s\n' "${NAMES[$v]}" "${reason:-no result}"
+			printf '  %-31s skipped: %s\n' "${NAMES[$v]}" "${reason:-no result}"
 			continue
 		fi
 		added="" vsfloor="" peer="" ready=""
@@ -846,7 +846,7 @@ for config in $CONFIGS; do
 			peer=$(calc "$added / $full_added" %.2fx)
 		fi
 		[ -n "${READY[$key]:-}" ] && ready=$(median ${READY[$key]})
-		printf '  %-28s %9s %9s %9s %15s %9s\n' "${NAMES[$v]}" "$med" "${added:--}" "${vsfloor:--}" \
+		printf '  %-31s %9s %9s %9s %15s %9s\n' "${NAMES[$v]}" "$med" "${added:--}" "${vsfloor:--}" \
 			"${peer:--}" "${ready:--}"
 	done
 	# the targets, worst config
