@@ -12,6 +12,9 @@
 #include "tracelloc.h"
 
 /* power of two; see walk_user_stack */
+#ifndef WALK_INLINE
+#define WALK_INLINE 16	/* frames walked inline before bpf_loop takes over */
+#endif
 #ifndef STACK_WINDOW_WORDS
 #define STACK_WINDOW_WORDS 128	/* 1 KiB: several frames of a C++ program */
 #endif
@@ -218,9 +221,8 @@ static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
  * walk's state lives in the map value, not on the BPF stack, so that the
  * verifier sees no constants that differ from one iteration to the next.
  */
-static long walk_frame(__u64 i, struct call_state **sp)
+static __always_inline long walk_step(struct call_state *s)
 {
-	struct call_state *s = *sp;
 	__u64 fp = s->walk.fp, off = fp - s->walk.base, idx, next, ret, len;
 	__u32 n = s->walk.n;
 
@@ -257,8 +259,15 @@ static long walk_frame(__u64 i, struct call_state **sp)
 	return 0;
 }
 
+static long walk_frame(__u64 i, struct call_state **sp)
+{
+	return walk_step(*sp);
+}
+
 /* into s->event.stack; returns the number of frames. Stops where the chain
- * ends or breaks. */
+ * ends or breaks. The first frames are walked inline: a bpf_loop call and its
+ * callbacks cost ~100 ns a stack here, and most stacks of a C program end
+ * within 16 frames. Deeper ones go on in the loop. */
 static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s)
 {
 	s->event.stack[0] = PT_REGS_IP(ctx);
@@ -266,7 +275,11 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	s->walk.base = 0;
 	s->walk.valid = 0;
 	s->walk.n = 1;
-	bpf_loop(MAX_STACK_DEPTH - 1, walk_frame, &s, 0);
+#pragma unroll
+	for (int i = 0; i < WALK_INLINE; i++)
+		if (walk_step(s))
+			return s->walk.n;
+	bpf_loop(MAX_STACK_DEPTH - 1 - WALK_INLINE, walk_frame, &s, 0);
 	return s->walk.n;
 }
 
