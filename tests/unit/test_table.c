@@ -338,6 +338,108 @@ TEST(table_churn_against_model)
 	table__destroy(t);
 }
 
+/* The table doubles a few slots per insert: inserts, removes and lookups
+ * while keys sit in both the old and the new slots, against a model. Keys of
+ * a few clusters make long runs, some of which wrap past the end. Every key is
+ * checked, and the table iterated, after every step. */
+static void churn_across_doublings(uint64_t *keys, size_t nkeys, size_t steps, uint64_t seed)
+{
+	struct table *t = table__new(sizeof(struct val));
+	bool *in = calloc(nkeys, sizeof(*in));
+	size_t present = 0, i, step, target = 40, pos, seen;
+	uint64_t key;
+
+	ASSERT_OK_PTR(t, "table__new");
+	ASSERT_OK_PTR(in, "calloc");
+	for (step = 0; step < steps; step++) {
+		size_t k = test__rand(&seed) % nkeys;
+		/* mostly inserts up to a count that climbs, so the table keeps doubling
+		 * with removes in between */
+		bool insert = present < target ? test__rand(&seed) % 4 != 0 : test__rand(&seed) % 4 == 0;
+		const struct val *v;
+
+		if (step % 64 == 0 && target < nkeys - nkeys / 8)
+			target += 8;
+		if (insert) {
+			bool existed;
+			struct val *nv = table__upsert(t, keys[k], &existed);
+
+			ASSERT_OK_PTR(nv, "step %zu: upsert", step);
+			ASSERT_EQ(existed, in[k], "step %zu: existed of key #%zu", step, k);
+			if (!in[k]) {
+				set_val(nv, keys[k]);
+				in[k] = true;
+				present++;
+			} else {
+				ASSERT_TRUE(val_ok(nv, keys[k]), "step %zu: upsert of a present key #%zu", step, k);
+			}
+		} else {
+			struct val out = {};
+			int err = table__remove(t, keys[k], &out);
+
+			ASSERT_EQ(err, in[k] ? 0 : -ENOENT, "step %zu: remove of key #%zu", step, k);
+			if (in[k]) {
+				ASSERT_TRUE(val_ok(&out, keys[k]), "step %zu: removed value of key #%zu", step, k);
+				in[k] = false;
+				present--;
+			}
+		}
+		ASSERT_EQ(table__count(t), present, "step %zu: count", step);
+		for (i = 0; i < nkeys; i++) {
+			v = table__lookup(t, keys[i]);
+			if (in[i])
+				ASSERT_TRUE(val_ok(v, keys[i]), "step %zu: key #%zu found", step, i);
+			else
+				ASSERT_NULL(v, "step %zu: key #%zu absent", step, i);
+		}
+		for (pos = 0, seen = 0; (v = table__next(t, &pos, &key)); seen++)
+			ASSERT_TRUE(val_ok(v, key), "step %zu: iterated value of %#llx", step,
+				    (unsigned long long)key);
+		ASSERT_EQ(seen, present, "step %zu: keys iterated", step);
+	}
+	free(in);
+	table__destroy(t);
+}
+
+TEST(table_doubling_random_keys)
+{
+	uint64_t *keys = random_keys(1500, 41);
+
+	ASSERT_OK_PTR(keys, "keys");
+	ASSERT_HELPER(churn_across_doublings(keys, 1500, 12000, 42));
+	free(keys);
+}
+
+TEST(table_doubling_clustered_keys)
+{
+	/* keys whose Fibonacci homes fall close together: long runs */
+	uint64_t *keys = clustered_keys(1500, 0x4000000, 16);
+
+	ASSERT_OK_PTR(keys, "keys");
+	ASSERT_HELPER(churn_across_doublings(keys, 1500, 12000, 43));
+	free(keys);
+}
+
+/* homes at the very end of the table, so runs wrap past it into the first
+ * slots: found by asking the hash for keys whose home is the last slot */
+TEST(table_doubling_wrapping_runs)
+{
+	enum { NKEYS = 600 };
+	uint64_t *keys = malloc(NKEYS * sizeof(*keys)), x = 1;
+	size_t n = 0;
+
+	ASSERT_OK_PTR(keys, "malloc");
+	/* the top 8 bits all ones: the last slot of any table up to 256 slots,
+	 * and near the end of bigger ones */
+	while (n < NKEYS) {
+		x++;
+		if ((x * 0x9E3779B97F4A7C15ULL) >> 56 == 0xff || n % 3 == 0)
+			keys[n++] = x;
+	}
+	ASSERT_HELPER(churn_across_doublings(keys, NKEYS, 8000, 44));
+	free(keys);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
