@@ -596,56 +596,68 @@ done
 
 # ---------------------------------------------------------------- 4. memory
 
+# hold_blocks TAG [TRACER FLAGS...]: bench/holder with HOLD blocks, untraced
+# or under tracelloc -p FLAGS; sets H_TIME (s to allocate them), and when
+# traced H_BASE, H_RSS, H_HWM (KiB) and the daemon's output in $LOGS/TAG.out
+hold_blocks() {
+	local tag=$1 hpid dpid="" i prev cur
+	shift
+	H_TIME="" H_BASE="" H_RSS="" H_HWM=""
+	"$HOLDER" "$HOLD" >"$LOGS/$tag.target" 2>&1 &
+	hpid=$!
+	STARTED+=("$hpid")
+	if ! wait_line "$LOGS/$tag.target" '^ready' 60 "$hpid"; then
+		note "holder did not start"
+		wait_exit "$hpid" 10
+		return 1
+	fi
+	if [ $# -gt 0 ]; then
+		"$TRACELLOC" -p "$hpid" "$@" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+		dpid=$!
+		STARTED+=("$dpid")
+		if ! wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+			note "tracelloc did not attach to the holder: $(tail -1 "$LOGS/$tag.err")"
+			signal_ours KILL "$hpid"
+			wait_exit "$hpid" 10
+			wait_exit "$dpid" 30
+			return 1
+		fi
+		sleep 0.2
+		H_BASE=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+	fi
+	signal_ours USR1 "$hpid"
+	if wait_line "$LOGS/$tag.target" '^holding' 900 "$hpid" 0.1 && [ -n "$dpid" ]; then
+		prev=$(cpu_ns "$dpid")
+		for i in $(seq 60); do
+			sleep 0.5
+			cur=$(cpu_ns "$dpid")
+			[ -n "$cur" ] && [ -n "$prev" ] || break
+			[ $((cur - prev)) -lt 5000000 ] && break
+			prev=$cur
+		done
+		H_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
+		H_HWM=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
+	fi
+	signal_ours USR1 "$hpid"
+	wait_exit "$hpid" 60
+	[ -n "$dpid" ] && wait_exit "$dpid" 300
+	H_TIME=$(sed -n 's/^holding [0-9]* in \([0-9.]*\) s/\1/p' "$LOGS/$tag.target")
+	[ -n "$H_TIME" ]
+}
+
 echo
 echo "== 4. daemon memory: $HOLD live blocks of 16..64 bytes from 4 stacks of 12 frames"
-MEM_OK=""
-"$HOLDER" "$HOLD" >"$LOGS/holder.target" 2>&1 &
-hpid=$!
-STARTED+=("$hpid")
-if wait_line "$LOGS/holder.target" '^ready' 60 "$hpid"; then
-	"$TRACELLOC" -p "$hpid" -i 1 -t 0 -f "$WORK/holder.fg" -m live \
-		>"$LOGS/holder.out" 2>"$LOGS/holder.err" &
-	dpid=$!
-	STARTED+=("$dpid")
-	if wait_line "$LOGS/holder.err" 'attached to pid' 60 "$dpid"; then
-		sleep 0.2
-		BASE_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
-		signal_ours USR1 "$hpid"
-		if wait_line "$LOGS/holder.target" '^holding' 900 "$hpid" 0.1; then
-			# until the daemon has drained the ring buffer: it idles
-			prev=$(cpu_ns "$dpid")
-			for i in $(seq 60); do
-				sleep 0.5
-				cur=$(cpu_ns "$dpid")
-				[ -n "$cur" ] && [ -n "$prev" ] || break
-				[ $((cur - prev)) -lt 5000000 ] && break
-				prev=$cur
-			done
-			HOLD_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
-			HOLD_HWM=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
-			MEM_OK=1
-		fi
-		signal_ours USR1 "$hpid"
-		wait_exit "$hpid" 60
-		wait_exit "$dpid" 300
-		LIVE=$(sed -n 's/^ *live allocations: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
-		HOLD_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
-		STACKS=$(wc -l <"$WORK/holder.fg" 2>/dev/null || echo "?")
-		# the live line of each second: when did records start to be lost?
-		LOST_AT=$(awk '/live: .* lost: [1-9]/ { print prev_live "-" $4; exit }
-			/live: / { prev_live = $4 }' "$LOGS/holder.out")
-		cp "$WORK/holder.fg" "$LOGS/holder.fg" 2>/dev/null
-	else
-		note "tracelloc did not attach to the holder: $(tail -1 "$LOGS/holder.err")"
-		signal_ours KILL "$hpid"
-		wait_exit "$dpid" 30
-	fi
-else
-	note "holder did not start"
+if hold_blocks holder -i 1 -t 0 -f "$WORK/holder.fg" -m live && isnum "${H_RSS:-x}"; then
+	BASE_RSS=$H_BASE HOLD_RSS=$H_RSS HOLD_HWM=$H_HWM HOLD_TIME=$H_TIME
+	LIVE=$(sed -n 's/^ *live allocations: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
+	HOLD_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/holder.out")
+	STACKS=$(wc -l <"$WORK/holder.fg" 2>/dev/null || echo "?")
+	# the live line of each second: when did records start to be lost?
+	LOST_AT=$(awk '/live: .* lost: [1-9]/ { print prev_live "-" $4; exit }
+		/live: / { prev_live = $4 }' "$LOGS/holder.out")
+	cp "$WORK/holder.fg" "$LOGS/holder.fg" 2>/dev/null
 fi
-wait_exit "$hpid" 10
-HOLD_TIME=$(sed -n 's/^holding [0-9]* in \([0-9.]*\) s/\1/p' "$LOGS/holder.target")
-if [ -n "$MEM_OK" ] && isnum "${LIVE:-x}" && [ "${LIVE:-0}" -gt 0 ]; then
+if isnum "${LIVE:-x}" && [ "${LIVE:-0}" -gt 0 ]; then
 	MEM_PER=$(calc "($HOLD_RSS - $BASE_RSS) * 1024 / $LIVE" %.1f)
 	MEM_TOTAL_PER=$(calc "$HOLD_RSS * 1024 / $LIVE" %.1f)
 	MEM_PEAK_PER=$(calc "($HOLD_HWM - $BASE_RSS) * 1024 / $LIVE" %.1f)
@@ -695,55 +707,6 @@ echo "   maps and libc's symbols, creating the uprobe links; the daemon reads th
 echo "   within its 20 ms poll)"
 
 # ---------------------------------------------------------------- 6. sampling
-
-# hold_blocks TAG [TRACER FLAGS...]: bench/holder with HOLD blocks, untraced
-# or under tracelloc -p FLAGS; sets H_TIME (s to allocate them), and when
-# traced H_BASE, H_RSS, H_HWM (KiB) and the daemon's output in $LOGS/TAG.out
-hold_blocks() {
-	local tag=$1 hpid dpid="" i prev cur
-	shift
-	H_TIME="" H_BASE="" H_RSS="" H_HWM=""
-	"$HOLDER" "$HOLD" >"$LOGS/$tag.target" 2>&1 &
-	hpid=$!
-	STARTED+=("$hpid")
-	if ! wait_line "$LOGS/$tag.target" '^ready' 60 "$hpid"; then
-		note "holder did not start"
-		wait_exit "$hpid" 10
-		return 1
-	fi
-	if [ $# -gt 0 ]; then
-		"$TRACELLOC" -p "$hpid" "$@" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
-		dpid=$!
-		STARTED+=("$dpid")
-		if ! wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
-			note "tracelloc did not attach to the holder: $(tail -1 "$LOGS/$tag.err")"
-			signal_ours KILL "$hpid"
-			wait_exit "$hpid" 10
-			wait_exit "$dpid" 30
-			return 1
-		fi
-		sleep 0.2
-		H_BASE=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
-	fi
-	signal_ours USR1 "$hpid"
-	if wait_line "$LOGS/$tag.target" '^holding' 900 "$hpid" 0.1 && [ -n "$dpid" ]; then
-		prev=$(cpu_ns "$dpid")
-		for i in $(seq 60); do
-			sleep 0.5
-			cur=$(cpu_ns "$dpid")
-			[ -n "$cur" ] && [ -n "$prev" ] || break
-			[ $((cur - prev)) -lt 5000000 ] && break
-			prev=$cur
-		done
-		H_RSS=$(awk '/^VmRSS/ { print $2 }' "/proc/$dpid/status")
-		H_HWM=$(awk '/^VmHWM/ { print $2 }' "/proc/$dpid/status")
-	fi
-	signal_ours USR1 "$hpid"
-	wait_exit "$hpid" 60
-	[ -n "$dpid" ] && wait_exit "$dpid" 300
-	H_TIME=$(sed -n 's/^holding [0-9]* in \([0-9.]*\) s/\1/p' "$LOGS/$tag.target")
-	[ -n "$H_TIME" ]
-}
 
 # site_bytes FOLDED: "site_a BYTES" per call site of bench/holder
 site_bytes() {
