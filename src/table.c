@@ -85,6 +85,17 @@ static void slots_free(void *slots, size_t capacity, size_t slot_size)
 		munmap(slots, capacity * slot_size);
 }
 
+/* unmaps what is left of old: the pages from keep to released are gone
+ * already, and by now may belong to another mapping */
+static void old_free(struct table *t)
+{
+	size_t bytes = t->old_capacity * t->slot_size;
+
+	munmap(t->old, t->keep);
+	if (t->released < bytes)
+		munmap(t->old + t->released, bytes - t->released);
+}
+
 static unsigned int shift_for(size_t capacity)
 {
 	return 64 - (unsigned int)__builtin_ctzll(capacity);
@@ -113,7 +124,8 @@ void table__destroy(struct table *t)
 	if (!t)
 		return;
 	slots_free(t->slots, t->capacity, t->slot_size);
-	slots_free(t->old, t->old_capacity, t->slot_size);
+	if (t->old)
+		old_free(t);
 	free(t);
 }
 
@@ -166,7 +178,7 @@ static void move_old(struct table *t, size_t i)
 
 static void migrate_done(struct table *t)
 {
-	slots_free(t->old, t->old_capacity, t->slot_size);
+	old_free(t);
 	t->old = NULL;
 	t->old_capacity = 0;
 	t->cursor = 0;

@@ -2,6 +2,7 @@
 /* table.c (open addressing, backward-shift deletion) and stacks.c (interning) */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "stacks.h"
 #include "table.h"
@@ -438,6 +439,37 @@ TEST(table_doubling_wrapping_runs)
 	}
 	ASSERT_HELPER(churn_across_doublings(keys, NKEYS, 8000, 44));
 	free(keys);
+}
+
+/* While the table doubles it unmaps the old slots it has moved, and other
+ * mappings may then take those addresses (glibc maps large blocks): the end
+ * of the doubling, or destroying the table in the middle of one, must leave
+ * them mapped. A mapping every 256 inserts lands in such a hole within a few
+ * dozen tries here; touching them all afterwards faults if one was unmapped. */
+TEST(table_doubling_leaves_other_mappings)
+{
+	enum { NKEYS = 1200000, EVERY = 256, MAPLEN = 256 << 10 };
+	struct table *t = table__new(8);
+	unsigned char *maps[NKEYS / EVERY];
+	size_t n = 0, i;
+	uint64_t k;
+
+	ASSERT_OK_PTR(t, "table__new");
+	for (k = 1; k <= NKEYS; k++) {
+		ASSERT_OK_PTR(table__upsert(t, k * 8, NULL), "upsert %llu", (unsigned long long)k);
+		if (k % EVERY == 0) {
+			void *p = mmap(NULL, MAPLEN, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			ASSERT_TRUE(p != MAP_FAILED, "mmap #%zu", n);
+			maps[n++] = p;
+		}
+	}
+	table__destroy(t);
+	for (i = 0; i < n; i++)
+		maps[i][0] = 1;	/* SIGSEGV if the table unmapped it */
+	for (i = 0; i < n; i++)
+		munmap(maps[i], MAPLEN);
 }
 
 static int cmp_u64(const void *a, const void *b)
