@@ -219,6 +219,14 @@ static int open_bpf(struct session *s)
 	return 0;
 }
 
+/* the target has exited (its pidfd polls readable) */
+static bool target_gone(struct session *s)
+{
+	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
 static int find_allocator(struct session *s)
 {
 	pid_t pid = target__pid(s->target);
@@ -230,7 +238,8 @@ static int find_allocator(struct session *s)
 	if (!s->attach)
 		return fail(-ENOMEM, "cannot attach");
 	err = attach__find(s->attach);
-	if (err == -ESRCH)
+	/* a process that has just exited maps nothing: say that, not "no allocator" */
+	if (err == -ESRCH || (err && target_gone(s)))
 		return fail(0, "pid %d exited while attaching", pid);
 	if (err == -ENOENT)
 		return fail(0, "pid %d maps no glibc allocator (statically linked, or another "
@@ -254,13 +263,6 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
-/* the target has exited (its pidfd polls readable) */
-static bool target_gone(struct session *s)
-{
-	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1;
-}
 
 static int attach_probes(struct session *s)
 {
