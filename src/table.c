@@ -9,6 +9,10 @@
 
 #define MIN_CAPACITY 64
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14; older kernels refuse it, see migrate_step */
+#endif
+
 struct table {
 	unsigned char *slots;	/* capacity slots of slot_size bytes: key, then value */
 	size_t slot_size;
@@ -343,6 +347,10 @@ int table__remove(struct table *t, uint64_t key, void *value_out)
 
 	if (!key)
 		return -ENOENT;
+	/* frees move the doubling on too: a program that stops allocating
+	 * must not keep both tables, and two probes a lookup, for good */
+	if (t->old)
+		migrate_step(t, MIGRATE_STEP);
 	i = find_old(t, key, &home, &in_old);
 	if (in_old && key_at(t->old, t->slot_size, i) == key) {
 		if (value_out)
