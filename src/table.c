@@ -29,6 +29,7 @@ struct table {
 	size_t released;	/* bytes of old unmapped, from keep on */
 	size_t keep;		/* bytes at the start of old that stay mapped until the end */
 	size_t populated;	/* bytes of slots populated ahead of the move */
+	size_t page;		/* the page size: migrate_step runs on every insert */
 };
 
 /* old slots moved per insert while the table doubles: small enough that an
@@ -112,6 +113,7 @@ struct table *table__new(size_t value_size)
 	if (!t)
 		return NULL;
 	t->value_size = value_size;
+	t->page = (size_t)sysconf(_SC_PAGESIZE);
 	t->slot_size = (sizeof(uint64_t) + value_size + 7) & ~(size_t)7;
 	t->capacity = MIN_CAPACITY;
 	t->shift = shift_for(t->capacity);
@@ -198,7 +200,7 @@ static void migrate_done(struct table *t)
  */
 static void migrate_step(struct table *t, size_t budget)
 {
-	const size_t page = (size_t)sysconf(_SC_PAGESIZE), chunk = 64 * page;
+	const size_t page = t->page, chunk = 64 * page;
 	const size_t bytes = t->capacity * t->slot_size;
 	size_t done;
 
@@ -239,7 +241,7 @@ static void migrate_step(struct table *t, size_t budget)
 /* Starts doubling the table: the keys move over the next inserts. */
 static int migrate_begin(struct table *t)
 {
-	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const size_t page = t->page;
 	unsigned char *bigger = slots_alloc(t->capacity * 2, t->slot_size);
 	size_t first_empty = 0, i;
 
