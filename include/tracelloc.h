@@ -44,19 +44,22 @@ enum event_type {
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
+/* Every record starts with type, tid and ts_ns: each CPU has its own ring
+ * buffer, and the daemon merges them in time order. */
 struct ptr_event {
 	unsigned int type;
 	unsigned int tid;
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
 };
 
 struct alloc_event {
 	unsigned int type;
 	unsigned int tid;
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
 	unsigned long long size;	/* as requested by the caller */
 	unsigned long long old_addr;	/* realloc/reallocarray: the block passed in, else 0 */
-	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned short fn;		/* enum alloc_fn */
 	unsigned short reserved;
 	int stack_len;			/* frames in stack[], or negative errno of the capture */

@@ -4,14 +4,29 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "events.h"
 #include "heap.h"
 #include "tracelloc.h"
 
+/* The records read from one CPU's ring and not handled yet: each is a u64
+ * length, then the record, padded to 8 bytes. */
+struct queue {
+	struct events *e;
+	unsigned char *buf;
+	size_t head, tail, cap;
+};
+
 struct events {
 	struct ring_buffer *rb;
+	int *ring_fds;
+	struct queue *queues;
+	int nrings;
 	struct heap *heap;
 	uint64_t malformed;
 	bool exec_seen;
@@ -43,11 +58,10 @@ static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t s
 			   (const uint64_t *)ev->stack, nframes);
 }
 
-/* ring buffer callback: only updates the heap, no I/O */
-static int handle_record(void *ctx, void *data, size_t size)
+/* one record, in time order: only updates the heap, no I/O */
+static int handle_record(struct events *e, const void *data, size_t size)
 {
 	const struct ptr_event *ev = data;
-	struct events *e = ctx;
 
 	if (e->exec_seen)
 		return 0;
@@ -78,26 +92,159 @@ static int handle_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-struct events *events__new(int ringbuf_map_fd, struct heap *heap)
+/* ring buffer callback: the record waits in its CPU's queue for the merge */
+static int queue_record(void *ctx, void *data, size_t size)
+{
+	struct queue *q = ctx;
+	size_t need = sizeof(uint64_t) + ((size + 7) & ~(size_t)7);
+	uint64_t len = size;
+
+	if (q->tail + need > q->cap) {
+		size_t cap = q->cap ? q->cap : 1 << 16;
+		unsigned char *buf;
+
+		while (q->tail + need > cap)
+			cap *= 2;
+		buf = realloc(q->buf, cap);
+		if (!buf)
+			return -ENOMEM;
+		q->buf = buf;
+		q->cap = cap;
+	}
+	memcpy(q->buf + q->tail, &len, sizeof(len));
+	memcpy(q->buf + q->tail + sizeof(len), data, size);
+	q->tail += need;
+	return 0;
+}
+
+static uint64_t queued_ts(const struct queue *q, size_t *size)
+{
+	const unsigned char *rec = q->buf + q->head + sizeof(uint64_t);
+	uint64_t len, ts = 0;
+
+	memcpy(&len, q->buf + q->head, sizeof(len));
+	*size = len;
+	if (len >= offsetof(struct ptr_event, ts_ns) + sizeof(ts))
+		memcpy(&ts, rec + offsetof(struct ptr_event, ts_ns), sizeof(ts));
+	return ts;
+}
+
+/*
+ * Handles the queued records up to `cutoff`, oldest first across the CPUs.
+ * A record depends only on records sent before it: a free(p) is sent at
+ * free's entry, before another thread's malloc can return p and send that.
+ * So a record stamped before the read began has everything it depends on in
+ * the queues already, and later ones wait for the next read.
+ */
+static int merge(struct events *e, uint64_t cutoff)
+{
+	int i, err = 0;
+
+	for (;;) {
+		struct queue *oldest = NULL;
+		uint64_t oldest_ts = 0;
+		size_t oldest_size = 0;
+
+		for (i = 0; i < e->nrings; i++) {
+			struct queue *q = &e->queues[i];
+			size_t size;
+			uint64_t ts;
+
+			if (q->head == q->tail)
+				continue;
+			ts = queued_ts(q, &size);
+			if (!oldest || ts < oldest_ts) {
+				oldest = q;
+				oldest_ts = ts;
+				oldest_size = size;
+			}
+		}
+		if (!oldest || oldest_ts > cutoff)
+			break;
+		err = handle_record(e, oldest->buf + oldest->head + sizeof(uint64_t), oldest_size);
+		oldest->head += sizeof(uint64_t) + ((oldest_size + 7) & ~(size_t)7);
+		if (err)
+			break;
+	}
+	for (i = 0; i < e->nrings; i++) {
+		struct queue *q = &e->queues[i];
+
+		if (q->head == q->tail) {
+			q->head = q->tail = 0;
+		} else if (q->head > q->cap / 2) {
+			memmove(q->buf, q->buf + q->head, q->tail - q->head);
+			q->tail -= q->head;
+			q->head = 0;
+		}
+	}
+	return err;
+}
+
+struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 {
 	struct events *e = calloc(1, sizeof(*e));
+	int i, err = 0;
 
 	if (!e)
 		return NULL;
 	e->heap = heap;
-	e->rb = ring_buffer__new(ringbuf_map_fd, handle_record, e, NULL);
-	if (!e->rb) {
-		free(e);
-		return NULL;
+	e->nrings = nrings;
+	e->ring_fds = malloc(nrings * sizeof(*e->ring_fds));
+	e->queues = calloc(nrings, sizeof(*e->queues));
+	if (!e->ring_fds || !e->queues) {
+		err = -ENOMEM;
+		goto fail;
 	}
-	return e;
+	for (i = 0; i < nrings; i++)
+		e->ring_fds[i] = -1;
+	for (i = 0; i < nrings && !err; i++) {
+		e->queues[i].e = e;
+		e->ring_fds[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cpu_ring", 0, 0, ring_bytes, NULL);
+		if (e->ring_fds[i] < 0)
+			err = -errno;
+		else if (!e->rb && !(e->rb = ring_buffer__new(e->ring_fds[i], queue_record,
+								&e->queues[i], NULL)))
+			err = -errno;
+		else if (i > 0)
+			err = ring_buffer__add(e->rb, e->ring_fds[i], queue_record, &e->queues[i]);
+	}
+	if (!err)
+		return e;
+fail:
+	events__destroy(e);
+	errno = -err;
+	return NULL;
+}
+
+int events__ring_fd(const struct events *e, int i)
+{
+	return e->ring_fds[i];
+}
+
+int events__publish(struct events *e, int rings_map_fd)
+{
+	int i;
+
+	for (i = 0; i < e->nrings; i++)
+		if (bpf_map_update_elem(rings_map_fd, &i, &e->ring_fds[i], BPF_ANY))
+			return -errno;
+	return 0;
 }
 
 void events__destroy(struct events *e)
 {
+	int i;
+
 	if (!e)
 		return;
 	ring_buffer__free(e->rb);
+	for (i = 0; e->ring_fds && i < e->nrings; i++)
+		if (e->ring_fds[i] >= 0)
+			close(e->ring_fds[i]);
+	for (i = 0; e->queues && i < e->nrings; i++)
+		free(e->queues[i].buf);
+	free(e->ring_fds);
+	free(e->queues);
 	free(e);
 }
 
@@ -115,7 +262,16 @@ int events__consume(struct events *e)
 		e->longest_gap_ns = start - e->read_ns;
 	n = ring_buffer__consume(e->rb);
 	e->read_ns = now_ns();
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	return merge(e, start);
+}
+
+int events__flush(struct events *e)
+{
+	int err = events__consume(e);
+
+	return err ? err : merge(e, UINT64_MAX);
 }
 
 bool events__exec_seen(const struct events *e)

@@ -7,16 +7,25 @@
 
 struct heap;
 
-/* Consumer of the BPF ring buffer: decodes records, in order, into the heap. */
+/* Consumer of the BPF ring buffers, one per CPU: merges their records in time
+ * order and decodes them into the heap. */
 struct events;
 
-struct events *events__new(int ringbuf_map_fd, struct heap *heap);
+/* creates the rings, ring_bytes each; NULL with errno set */
+struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap);
+/* ring i's map fd: ring 0 serves as the template of the BPF array of rings */
+int events__ring_fd(const struct events *e, int i);
+/* puts the rings in the loaded BPF array of maps; negative errno */
+int events__publish(struct events *e, int rings_map_fd);
 void events__destroy(struct events *e);
 
 /* an fd that polls readable when records wait */
 int events__fd(const struct events *e);
-/* handles every record that waits; negative errno */
+/* reads every record that waits and handles those stamped before the read
+ * began (later ones may depend on records not read yet); negative errno */
 int events__consume(struct events *e);
+/* reads and handles every record: at the end of the trace */
+int events__flush(struct events *e);
 /* the target called exec: records after that one are dropped */
 bool events__exec_seen(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */

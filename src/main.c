@@ -48,6 +48,8 @@ struct session {
 	struct attach *attach;
 	struct heap *heap;
 	struct events *events;
+	int ncpus;			/* possible CPUs: one ring buffer each */
+	size_t ring_bytes;		/* the size of each */
 	struct symbolizer *symbolizer;
 	struct filter *filter;
 	struct http *http;
@@ -185,6 +187,17 @@ static int pid_namespace(uint64_t *dev, uint64_t *ino)
 	return 0;
 }
 
+/* --ringbuf-size is the total: each CPU's ring gets its share, a power of
+ * two of at least a page */
+static size_t ring_bytes(size_t total, int ncpus)
+{
+	size_t share = total / (size_t)ncpus, bytes = 4096;
+
+	while (bytes * 2 <= share)
+		bytes *= 2;
+	return bytes;
+}
+
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -200,7 +213,11 @@ static int open_bpf(struct session *s)
 	s->skel->rodata->pidns_dev = ns_dev;
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
-	s->skel->rodata->wakeup_bytes = s->opts.ringbuf_bytes / 8;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return fail(s->ncpus ? s->ncpus : -EINVAL, "cannot count the CPUs");
+	s->ring_bytes = ring_bytes(s->opts.ringbuf_bytes, s->ncpus);
+	s->skel->rodata->wakeup_bytes = s->ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
 	if (s->opts.sample_bytes) {
 		/* -ln(u) for u evenly spread over (0, 1), 16.16 fixed point */
@@ -213,9 +230,19 @@ static int open_bpf(struct session *s)
 		if (err)
 			return fail(err, "cannot size the sampling table");
 	}
-	err = bpf_map__set_max_entries(s->skel->maps.events, s->opts.ringbuf_bytes);
+	/* the rings and what reads them exist before the first probe fires */
+	s->heap = heap__new();
+	if (!s->heap)
+		return fail(-ENOMEM, "cannot start");
+	heap__set_sampling(s->heap, s->opts.sample_bytes);
+	s->events = events__new(s->ncpus, s->ring_bytes, s->heap);
+	if (!s->events)
+		return fail(-errno, "cannot create the BPF ring buffers");
+	err = bpf_map__set_max_entries(s->skel->maps.rings, s->ncpus);
+	if (!err)
+		err = bpf_map__set_inner_map_fd(s->skel->maps.rings, events__ring_fd(s->events, 0));
 	if (err)
-		return fail(err, "cannot size the ring buffer");
+		return fail(err, "cannot size the ring buffers");
 	return 0;
 }
 
@@ -260,6 +287,9 @@ static int load_bpf(struct session *s)
 		err = tracelloc_bpf__load(s->skel);
 	if (err)
 		return fail(err, "cannot load the BPF programs (run with -v for details)");
+	err = events__publish(s->events, bpf_map__fd(s->skel->maps.rings));
+	if (err)
+		return fail(err, "cannot hand the ring buffers to the BPF programs");
 	return 0;
 }
 
@@ -305,13 +335,6 @@ static int build_filter(struct session *s)
 
 static int start_engine(struct session *s)
 {
-	s->heap = heap__new();
-	if (!s->heap)
-		return fail(-ENOMEM, "cannot start");
-	heap__set_sampling(s->heap, s->opts.sample_bytes);
-	s->events = events__new(bpf_map__fd(s->skel->maps.events), s->heap);
-	if (!s->events)
-		return fail(-errno, "cannot read the BPF ring buffer");
 	s->symbolizer = symbolizer__new(target__pid(s->target));
 	if (!s->symbolizer)
 		return fail(-ENOMEM, "cannot start the symbolizer");
@@ -697,6 +720,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	}
 	/* what the target sent before it ended is still in the buffer */
 	err = consume(s);
+	if (!err && !events__exec_seen(s->events))
+		err = events__flush(s->events);
 	if (err)
 		fail(err, "cannot process events");
 out:
