@@ -70,12 +70,12 @@ struct {
  * malloc/free pair. The daemon merges the rings by ts_ns. */
 struct cpu_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4096);	/* set by the daemon */
+	__uint(max_entries, 4096);	/* the daemon creates the rings */
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
-	__uint(max_entries, 1);		/* the number of possible CPUs, set by the daemon */
+	__uint(max_entries, 1);		/* the daemon creates it, one ring per possible CPU */
 	__type(key, __u32);
 	__array(values, struct cpu_ring);
 } rings SEC(".maps");

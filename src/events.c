@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,6 +26,10 @@ struct queue {
 struct events {
 	struct ring_buffer *rb;
 	int *ring_fds;
+	int rings_map_fd;		/* the BPF array of maps holding the rings */
+	pthread_t publisher;
+	bool publishing;		/* publisher runs or waits to be joined */
+	int publish_err;
 	struct queue *queues;
 	int nrings;
 	struct heap *heap;
@@ -180,8 +185,43 @@ static int merge(struct events *e, uint64_t cutoff)
 	return err;
 }
 
+/*
+ * Every update of a map-in-map waits for an RCU grace period, 5-15 ms here:
+ * a batch waits once, and a thread lets that wait overlap reading the target
+ * and loading the programs instead of adding to the attach.
+ */
+static void *publish_rings(void *arg)
+{
+	struct events *e = arg;
+	__u32 count = e->nrings;
+	__u32 *keys;
+	int i, err = 0;
+
+	keys = calloc(e->nrings, sizeof(*keys));
+	if (!keys) {
+		e->publish_err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < e->nrings; i++)
+		keys[i] = i;
+	if (bpf_map_update_batch(e->rings_map_fd, keys, e->ring_fds, &count, NULL)) {
+		err = -errno;
+		/* kernels without batch updates of arrays of maps: one at a time */
+		if (err == -EINVAL || err == -524 /* ENOTSUPP */ || err == -EOPNOTSUPP) {
+			err = 0;
+			for (i = 0; i < e->nrings && !err; i++)
+				if (bpf_map_update_elem(e->rings_map_fd, &i, &e->ring_fds[i], BPF_ANY))
+					err = -errno;
+		}
+	}
+	free(keys);
+	e->publish_err = err;
+	return NULL;
+}
+
 struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 {
+	LIBBPF_OPTS(bpf_map_create_opts, outer_opts);
 	struct events *e = calloc(1, sizeof(*e));
 	int i, err = 0;
 
@@ -189,6 +229,7 @@ struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 		return NULL;
 	e->heap = heap;
 	e->nrings = nrings;
+	e->rings_map_fd = -1;
 	e->ring_fds = malloc(nrings * sizeof(*e->ring_fds));
 	e->queues = calloc(nrings, sizeof(*e->queues));
 	if (!e->ring_fds || !e->queues) {
@@ -208,27 +249,38 @@ struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 		else if (i > 0)
 			err = ring_buffer__add(e->rb, e->ring_fds[i], queue_record, &e->queues[i]);
 	}
-	if (!err)
-		return e;
+	if (err)
+		goto fail;
+	outer_opts.inner_map_fd = e->ring_fds[0];
+	e->rings_map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "rings", sizeof(__u32),
+					 sizeof(__u32), nrings, &outer_opts);
+	if (e->rings_map_fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = -pthread_create(&e->publisher, NULL, publish_rings, e);
+	if (err)
+		goto fail;
+	e->publishing = true;
+	return e;
 fail:
 	events__destroy(e);
 	errno = -err;
 	return NULL;
 }
 
-int events__ring_fd(const struct events *e, int i)
+int events__rings_map_fd(const struct events *e)
 {
-	return e->ring_fds[i];
+	return e->rings_map_fd;
 }
 
-int events__publish(struct events *e, int rings_map_fd)
+int events__publish(struct events *e)
 {
-	int i;
-
-	for (i = 0; i < e->nrings; i++)
-		if (bpf_map_update_elem(rings_map_fd, &i, &e->ring_fds[i], BPF_ANY))
-			return -errno;
-	return 0;
+	if (e->publishing) {
+		pthread_join(e->publisher, NULL);
+		e->publishing = false;
+	}
+	return e->publish_err;
 }
 
 void events__destroy(struct events *e)
@@ -237,6 +289,9 @@ void events__destroy(struct events *e)
 
 	if (!e)
 		return;
+	events__publish(e);
+	if (e->rings_map_fd >= 0)
+		close(e->rings_map_fd);
 	ring_buffer__free(e->rb);
 	for (i = 0; e->ring_fds && i < e->nrings; i++)
 		if (e->ring_fds[i] >= 0)

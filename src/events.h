@@ -11,12 +11,13 @@ struct heap;
  * order and decodes them into the heap. */
 struct events;
 
-/* creates the rings, ring_bytes each; NULL with errno set */
+/* creates the rings, ring_bytes each, and the BPF array of maps that holds
+ * them, which it starts filling in the background; NULL with errno set */
 struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap);
-/* ring i's map fd: ring 0 serves as the template of the BPF array of rings */
-int events__ring_fd(const struct events *e, int i);
-/* puts the rings in the loaded BPF array of maps; negative errno */
-int events__publish(struct events *e, int rings_map_fd);
+/* the array of rings, for the BPF object to reuse instead of creating it */
+int events__rings_map_fd(const struct events *e);
+/* waits until the array holds every ring; negative errno */
+int events__publish(struct events *e);
 void events__destroy(struct events *e);
 
 /* an fd that polls readable when records wait */

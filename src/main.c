@@ -238,11 +238,9 @@ static int open_bpf(struct session *s)
 	s->events = events__new(s->ncpus, s->ring_bytes, s->heap);
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
-	err = bpf_map__set_max_entries(s->skel->maps.rings, s->ncpus);
-	if (!err)
-		err = bpf_map__set_inner_map_fd(s->skel->maps.rings, events__ring_fd(s->events, 0));
+	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
-		return fail(err, "cannot size the ring buffers");
+		return fail(err, "cannot set up the ring buffers");
 	return 0;
 }
 
@@ -287,7 +285,7 @@ static int load_bpf(struct session *s)
 		err = tracelloc_bpf__load(s->skel);
 	if (err)
 		return fail(err, "cannot load the BPF programs (run with -v for details)");
-	err = events__publish(s->events, bpf_map__fd(s->skel->maps.rings));
+	err = events__publish(s->events);
 	if (err)
 		return fail(err, "cannot hand the ring buffers to the BPF programs");
 	return 0;
