@@ -31,6 +31,7 @@ struct events {
 	bool publishing;		/* publisher runs or waits to be joined */
 	int publish_err;
 	struct queue *queues;
+	struct head *heads;		/* merge()'s heap, one slot per ring */
 	int nrings;
 	struct heap *heap;
 	uint64_t malformed;
@@ -134,6 +135,33 @@ static uint64_t queued_ts(const struct queue *q, size_t *size)
 	return ts;
 }
 
+/* the next record of a queue, in a min-heap by ts: a machine may have
+ * hundreds of CPUs, and the merge looks at every one per record otherwise */
+struct head {
+	uint64_t ts;
+	size_t size;
+	struct queue *q;
+};
+
+static void sift_down(struct head *h, int n, int i)
+{
+	for (;;) {
+		int min = i, l = 2 * i + 1, r = l + 1;
+		struct head t;
+
+		if (l < n && h[l].ts < h[min].ts)
+			min = l;
+		if (r < n && h[r].ts < h[min].ts)
+			min = r;
+		if (min == i)
+			return;
+		t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
 /*
  * Handles the queued records up to `cutoff`, oldest first across the CPUs.
  * A record depends only on records sent before it: a free(p) is sent at
@@ -143,33 +171,32 @@ static uint64_t queued_ts(const struct queue *q, size_t *size)
  */
 static int merge(struct events *e, uint64_t cutoff)
 {
-	int i, err = 0;
+	struct head *h = e->heads;
+	int i, n = 0, err = 0;
 
-	for (;;) {
-		struct queue *oldest = NULL;
-		uint64_t oldest_ts = 0;
-		size_t oldest_size = 0;
+	for (i = 0; i < e->nrings; i++) {
+		struct queue *q = &e->queues[i];
 
-		for (i = 0; i < e->nrings; i++) {
-			struct queue *q = &e->queues[i];
-			size_t size;
-			uint64_t ts;
+		if (q->head == q->tail)
+			continue;
+		h[n].q = q;
+		h[n].ts = queued_ts(q, &h[n].size);
+		n++;
+	}
+	for (i = n / 2 - 1; i >= 0; i--)
+		sift_down(h, n, i);
+	while (n && h[0].ts <= cutoff) {
+		struct queue *q = h[0].q;
 
-			if (q->head == q->tail)
-				continue;
-			ts = queued_ts(q, &size);
-			if (!oldest || ts < oldest_ts) {
-				oldest = q;
-				oldest_ts = ts;
-				oldest_size = size;
-			}
-		}
-		if (!oldest || oldest_ts > cutoff)
-			break;
-		err = handle_record(e, oldest->buf + oldest->head + sizeof(uint64_t), oldest_size);
-		oldest->head += sizeof(uint64_t) + ((oldest_size + 7) & ~(size_t)7);
+		err = handle_record(e, q->buf + q->head + sizeof(uint64_t), h[0].size);
+		q->head += sizeof(uint64_t) + ((h[0].size + 7) & ~(size_t)7);
 		if (err)
 			break;
+		if (q->head == q->tail)
+			h[0] = h[--n];
+		else
+			h[0].ts = queued_ts(q, &h[0].size);
+		sift_down(h, n, 0);
 	}
 	for (i = 0; i < e->nrings; i++) {
 		struct queue *q = &e->queues[i];
@@ -219,6 +246,21 @@ static void *publish_rings(void *arg)
 	return NULL;
 }
 
+size_t events__ring_bytes(uint64_t total, int ncpus)
+{
+	uint64_t share = ncpus > 0 ? total / (uint64_t)ncpus : total;
+	size_t bytes = 4096;
+
+	/* a CPU's ring covers that CPU only, so its size is what bounds how
+	 * long the daemon may stall: keep 1 MiB each however many CPUs share
+	 * the default 16 MiB */
+	if (!total)
+		share = ncpus > 16 ? 1 << 20 : (16 << 20) / (ncpus > 0 ? ncpus : 1);
+	while (bytes * 2 <= share)
+		bytes *= 2;
+	return bytes;
+}
+
 struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, outer_opts);
@@ -232,7 +274,8 @@ struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 	e->rings_map_fd = -1;
 	e->ring_fds = malloc(nrings * sizeof(*e->ring_fds));
 	e->queues = calloc(nrings, sizeof(*e->queues));
-	if (!e->ring_fds || !e->queues) {
+	e->heads = calloc(nrings, sizeof(*e->heads));
+	if (!e->ring_fds || !e->queues || !e->heads) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -300,6 +343,7 @@ void events__destroy(struct events *e)
 		free(e->queues[i].buf);
 	free(e->ring_fds);
 	free(e->queues);
+	free(e->heads);
 	free(e);
 }
 
