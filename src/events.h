@@ -3,6 +3,7 @@
 #define TRACELLOC_EVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct heap;
@@ -11,6 +12,10 @@ struct heap;
  * order and decodes them into the heap. */
 struct events;
 
+/* the size of each CPU's ring, a power of two of at least a page: its share of
+ * `total` bytes (--ringbuf-size), or with total 0, of 16 MiB but at least
+ * 1 MiB */
+size_t events__ring_bytes(uint64_t total, int ncpus);
 /* creates the rings, ring_bytes each, and the BPF array of maps that holds
  * them, which it starts filling in the background; NULL with errno set */
 struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap);

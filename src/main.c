@@ -187,17 +187,6 @@ static int pid_namespace(uint64_t *dev, uint64_t *ino)
 	return 0;
 }
 
-/* --ringbuf-size is the total: each CPU's ring gets its share, a power of
- * two of at least a page */
-static size_t ring_bytes(size_t total, int ncpus)
-{
-	size_t share = total / (size_t)ncpus, bytes = 4096;
-
-	while (bytes * 2 <= share)
-		bytes *= 2;
-	return bytes;
-}
-
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -216,7 +205,7 @@ static int open_bpf(struct session *s)
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0)
 		return fail(s->ncpus ? s->ncpus : -EINVAL, "cannot count the CPUs");
-	s->ring_bytes = ring_bytes(s->opts.ringbuf_bytes, s->ncpus);
+	s->ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, s->ncpus);
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
 	if (s->opts.sample_bytes) {

@@ -45,8 +45,8 @@ static const char usage[] =
 	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
 	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
 	"                                (bytes), count (allocation calls)\n"
-	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, power of two,\n"
-	"                                K/M suffix (default 16M)\n"
+	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
+	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"\n"
 	"Report (every --interval, and at the end):\n"
 	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
@@ -254,7 +254,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->interval_s = 1;
 	opts->flamegraph_metric = METRIC_LIVE_BYTES;
-	opts->ringbuf_bytes = 16 << 20;
+	opts->ringbuf_bytes = 0;	/* by CPU count: events__ring_bytes() */
 	opts->top = 3;
 	opts->sort = SORT_LIVE_BYTES;
 	opts->default_filters = true;

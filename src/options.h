@@ -18,7 +18,7 @@ struct options {
 	double interval_s;		/* periodic line; 0: none */
 	const char *flamegraph_path;
 	enum metric flamegraph_metric;
-	uint64_t ringbuf_bytes;
+	uint64_t ringbuf_bytes;		/* all rings together; 0: by the CPU count */
 	int verbose;
 	/* report */
 	int top;			/* entries per section; 0: no report */

@@ -383,7 +383,7 @@ TEST(options_defaults)
 	ASSERT_NULL(o.pprof_path, "pprof path");
 	ASSERT_NULL(o.listen, "listen");
 	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
-	ASSERT_EQ(o.ringbuf_bytes, 16 << 20, "ring buffer default 16M");
+	ASSERT_EQ(o.ringbuf_bytes, 0, "ring buffer default: by CPU count");
 	ASSERT_EQ(o.verbose, 0, "verbose");
 }
 
