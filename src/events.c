@@ -6,6 +6,8 @@
 #include <time.h>
 
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -15,22 +17,40 @@
 #include "heap.h"
 #include "tracelloc.h"
 
-/* The records read from one CPU's ring and not handled yet: each is a u64
- * length, then the record, padded to 8 bytes. */
-struct queue {
-	struct events *e;
-	unsigned char *buf;
-	size_t head, tail, cap;
+/*
+ * One CPU's ring, read in place: records are handled straight from the
+ * mapped ring, and the consumer position moves past them only then. Records
+ * that must wait for the next read (see merge()) wait in the ring. The
+ * layout is the kernel's: a page with the consumer position (ours to
+ * write), a page with the producer position, then the data, mapped twice in
+ * a row so that a record that wraps reads as one piece.
+ */
+struct ring {
+	unsigned long *consumer_pos;
+	const unsigned long *producer_pos;
+	const unsigned char *data;
+	unsigned long mask;
+	unsigned long pos;		/* the next record to look at */
+	unsigned long end;		/* the producer position when the read began */
+	size_t data_map_len;
+};
+
+/* a ring's next record, in merge()'s min-heap by ts */
+struct head {
+	uint64_t ts;
+	const void *rec;
+	uint32_t len;
+	struct ring *r;
 };
 
 struct events {
-	struct ring_buffer *rb;
+	int epoll_fd;			/* readable when a ring holds records */
 	int *ring_fds;
+	struct ring *rings;
 	int rings_map_fd;		/* the BPF array of maps holding the rings */
 	pthread_t publisher;
 	bool publishing;		/* publisher runs or waits to be joined */
 	int publish_err;
-	struct queue *queues;
 	struct head *heads;		/* merge()'s heap, one slot per ring */
 	int nrings;
 	struct heap *heap;
@@ -98,76 +118,62 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	return 0;
 }
 
-/* ring buffer callback: the record waits in its CPU's queue for the merge */
-static int queue_record(void *ctx, void *data, size_t size)
+#define RINGBUF_BUSY_BIT (1U << 31)
+#define RINGBUF_DISCARD_BIT (1U << 30)
+#define RINGBUF_HDR_SZ 8
+
+/* the ring's next committed record from r->pos, skipping discarded ones;
+ * false when there is none yet */
+static bool next_record(struct ring *r, struct head *h)
 {
-	struct queue *q = ctx;
-	size_t need = sizeof(uint64_t) + ((size + 7) & ~(size_t)7);
-	uint64_t len = size;
+	while (r->pos < r->end) {
+		const uint32_t *hdr = (const void *)(r->data + (r->pos & r->mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		uint32_t size = len & ~(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT);
 
-	if (q->tail + need > q->cap) {
-		size_t cap = q->cap ? q->cap : 1 << 16;
-		unsigned char *buf;
-
-		while (q->tail + need > cap)
-			cap *= 2;
-		buf = realloc(q->buf, cap);
-		if (!buf)
-			return -ENOMEM;
-		q->buf = buf;
-		q->cap = cap;
+		if (len & RINGBUF_BUSY_BIT)
+			return false;
+		if (len & RINGBUF_DISCARD_BIT) {
+			r->pos += (size + RINGBUF_HDR_SZ + 7) & ~7UL;
+			continue;
+		}
+		h->r = r;
+		h->rec = (const unsigned char *)hdr + RINGBUF_HDR_SZ;
+		h->len = size;
+		h->ts = 0;
+		if (size >= offsetof(struct ptr_event, ts_ns) + sizeof(h->ts))
+			memcpy(&h->ts, (const unsigned char *)h->rec + offsetof(struct ptr_event, ts_ns),
+			       sizeof(h->ts));
+		return true;
 	}
-	memcpy(q->buf + q->tail, &len, sizeof(len));
-	memcpy(q->buf + q->tail + sizeof(len), data, size);
-	q->tail += need;
-	return 0;
+	return false;
 }
 
-static uint64_t queued_ts(const struct queue *q, size_t *size)
+static inline void sift_down(struct head *h, int n, int i)
 {
-	const unsigned char *rec = q->buf + q->head + sizeof(uint64_t);
-	uint64_t len, ts = 0;
+	struct head t = h[i];
 
-	memcpy(&len, q->buf + q->head, sizeof(len));
-	*size = len;
-	if (len >= offsetof(struct ptr_event, ts_ns) + sizeof(ts))
-		memcpy(&ts, rec + offsetof(struct ptr_event, ts_ns), sizeof(ts));
-	return ts;
-}
-
-/* the next record of a queue, in a min-heap by ts: a machine may have
- * hundreds of CPUs, and the merge looks at every one per record otherwise */
-struct head {
-	uint64_t ts;
-	size_t size;
-	struct queue *q;
-};
-
-static void sift_down(struct head *h, int n, int i)
-{
 	for (;;) {
-		int min = i, l = 2 * i + 1, r = l + 1;
-		struct head t;
+		int min = 2 * i + 1;
 
-		if (l < n && h[l].ts < h[min].ts)
-			min = l;
-		if (r < n && h[r].ts < h[min].ts)
-			min = r;
-		if (min == i)
-			return;
-		t = h[i];
+		if (min >= n)
+			break;
+		if (min + 1 < n && h[min + 1].ts < h[min].ts)
+			min++;
+		if (t.ts <= h[min].ts)
+			break;
 		h[i] = h[min];
-		h[min] = t;
 		i = min;
 	}
+	h[i] = t;
 }
 
 /*
- * Handles the queued records up to `cutoff`, oldest first across the CPUs.
- * A record depends only on records sent before it: a free(p) is sent at
- * free's entry, before another thread's malloc can return p and send that.
- * So a record stamped before the read began has everything it depends on in
- * the queues already, and later ones wait for the next read.
+ * Handles the records in the rings up to `cutoff`, oldest first across the
+ * CPUs. A record depends only on records sent before it: a free(p) is sent
+ * at free's entry, before another thread's malloc can return p and send
+ * that. So a record stamped before the read began has everything it depends
+ * on in the rings already, and later ones wait for the next read.
  */
 static int merge(struct events *e, uint64_t cutoff)
 {
@@ -175,40 +181,28 @@ static int merge(struct events *e, uint64_t cutoff)
 	int i, n = 0, err = 0;
 
 	for (i = 0; i < e->nrings; i++) {
-		struct queue *q = &e->queues[i];
+		struct ring *r = &e->rings[i];
 
-		if (q->head == q->tail)
-			continue;
-		h[n].q = q;
-		h[n].ts = queued_ts(q, &h[n].size);
-		n++;
+		r->end = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+		if (next_record(r, &h[n]))
+			n++;
 	}
 	for (i = n / 2 - 1; i >= 0; i--)
 		sift_down(h, n, i);
 	while (n && h[0].ts <= cutoff) {
-		struct queue *q = h[0].q;
+		struct ring *r = h[0].r;
 
-		err = handle_record(e, q->buf + q->head + sizeof(uint64_t), h[0].size);
-		q->head += sizeof(uint64_t) + ((h[0].size + 7) & ~(size_t)7);
+		err = handle_record(e, h[0].rec, h[0].len);
 		if (err)
 			break;
-		if (q->head == q->tail)
+		r->pos += (h[0].len + RINGBUF_HDR_SZ + 7) & ~7UL;
+		if (!next_record(r, &h[0]))
 			h[0] = h[--n];
-		else
-			h[0].ts = queued_ts(q, &h[0].size);
 		sift_down(h, n, 0);
 	}
-	for (i = 0; i < e->nrings; i++) {
-		struct queue *q = &e->queues[i];
-
-		if (q->head == q->tail) {
-			q->head = q->tail = 0;
-		} else if (q->head > q->cap / 2) {
-			memmove(q->buf, q->buf + q->head, q->tail - q->head);
-			q->tail -= q->head;
-			q->head = 0;
-		}
-	}
+	/* the kernel may reuse the space of what was handled */
+	for (i = 0; i < e->nrings; i++)
+		__atomic_store_n(e->rings[i].consumer_pos, e->rings[i].pos, __ATOMIC_RELEASE);
 	return err;
 }
 
@@ -261,6 +255,36 @@ size_t events__ring_bytes(uint64_t total, int ncpus)
 	return bytes;
 }
 
+static int map_ring(struct ring *r, int fd, size_t ring_bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	r->consumer_pos = p;
+	r->data_map_len = page + 2 * ring_bytes;
+	p = mmap(NULL, r->data_map_len, PROT_READ, MAP_SHARED, fd, page);
+	if (p == MAP_FAILED) {
+		r->data_map_len = 0;
+		return -errno;
+	}
+	r->producer_pos = p;
+	r->data = (const unsigned char *)p + page;
+	r->mask = ring_bytes - 1;
+	r->pos = *r->consumer_pos;
+	return 0;
+}
+
+static void unmap_ring(struct ring *r)
+{
+	if (r->consumer_pos)
+		munmap(r->consumer_pos, sysconf(_SC_PAGESIZE));
+	if (r->data_map_len)
+		munmap((void *)r->producer_pos, r->data_map_len);
+}
+
 struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, outer_opts);
@@ -272,25 +296,29 @@ struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 	e->heap = heap;
 	e->nrings = nrings;
 	e->rings_map_fd = -1;
+	e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	e->ring_fds = malloc(nrings * sizeof(*e->ring_fds));
-	e->queues = calloc(nrings, sizeof(*e->queues));
+	e->rings = calloc(nrings, sizeof(*e->rings));
 	e->heads = calloc(nrings, sizeof(*e->heads));
-	if (!e->ring_fds || !e->queues || !e->heads) {
+	if (e->epoll_fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (!e->ring_fds || !e->rings || !e->heads) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	for (i = 0; i < nrings; i++)
 		e->ring_fds[i] = -1;
 	for (i = 0; i < nrings && !err; i++) {
-		e->queues[i].e = e;
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+
 		e->ring_fds[i] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cpu_ring", 0, 0, ring_bytes, NULL);
 		if (e->ring_fds[i] < 0)
 			err = -errno;
-		else if (!e->rb && !(e->rb = ring_buffer__new(e->ring_fds[i], queue_record,
-								&e->queues[i], NULL)))
+		else if (!(err = map_ring(&e->rings[i], e->ring_fds[i], ring_bytes)) &&
+			 epoll_ctl(e->epoll_fd, EPOLL_CTL_ADD, e->ring_fds[i], &ev))
 			err = -errno;
-		else if (i > 0)
-			err = ring_buffer__add(e->rb, e->ring_fds[i], queue_record, &e->queues[i]);
 	}
 	if (err)
 		goto fail;
@@ -335,42 +363,45 @@ void events__destroy(struct events *e)
 	events__publish(e);
 	if (e->rings_map_fd >= 0)
 		close(e->rings_map_fd);
-	ring_buffer__free(e->rb);
+	for (i = 0; e->rings && i < e->nrings; i++)
+		unmap_ring(&e->rings[i]);
 	for (i = 0; e->ring_fds && i < e->nrings; i++)
 		if (e->ring_fds[i] >= 0)
 			close(e->ring_fds[i]);
-	for (i = 0; e->queues && i < e->nrings; i++)
-		free(e->queues[i].buf);
+	if (e->epoll_fd >= 0)
+		close(e->epoll_fd);
 	free(e->ring_fds);
-	free(e->queues);
+	free(e->rings);
 	free(e->heads);
 	free(e);
 }
 
 int events__fd(const struct events *e)
 {
-	return ring_buffer__epoll_fd(e->rb);
+	return e->epoll_fd;
+}
+
+/* handles what the rings hold up to cutoff, and keeps the longest time
+ * between two releases of ring space */
+static int read_rings(struct events *e, uint64_t cutoff)
+{
+	int err = merge(e, cutoff);
+	uint64_t end = now_ns();
+
+	if (e->read_ns && end - e->read_ns > e->longest_gap_ns)
+		e->longest_gap_ns = end - e->read_ns;
+	e->read_ns = end;
+	return err;
 }
 
 int events__consume(struct events *e)
 {
-	uint64_t start = now_ns();
-	int n;
-
-	if (e->read_ns && start - e->read_ns > e->longest_gap_ns)
-		e->longest_gap_ns = start - e->read_ns;
-	n = ring_buffer__consume(e->rb);
-	e->read_ns = now_ns();
-	if (n < 0)
-		return n;
-	return merge(e, start);
+	return read_rings(e, now_ns());
 }
 
 int events__flush(struct events *e)
 {
-	int err = events__consume(e);
-
-	return err ? err : merge(e, UINT64_MAX);
+	return read_rings(e, UINT64_MAX);
 }
 
 bool events__exec_seen(const struct events *e)
