@@ -10,7 +10,9 @@
 #      that return at once) | tracelloc -p | tracelloc -p --sample-bytes 512K
 #      | tracelloc -p --probe-at-symbol (free probed at +0, single-stepped)
 #      | BCC memleak | bpftrace,
-#    all variants of one config back to back, RUNS times; medians.
+#    all variants of one config back to back, RUNS times; medians. Ratios are
+#    paired: each run's own ratio (its variants ran seconds apart), then the
+#    median of those, so that the VM's slow and fast spells cancel.
 #    With 2 target threads at full speed (those runs, and one sustained run of
 #    ~10 s, 5-deep stacks): lost events, daemon CPU.
 # 2. Where full tracing's time goes: each BPF program's run time per call
@@ -23,7 +25,7 @@
 #    estimated live bytes per call site against section 4's full trace, and
 #    what sampling saved there (time to allocate, daemon memory).
 #
-# Environment: BENCH_RUNS (5), BENCH_FN_RUNS (3), BENCH_ITER (50000 loop
+# Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
 # BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread run, ~10 s traced),
 # BENCH_HOLD (10000000), BENCH_SAMPLE_BYTES (524288: section 1's sampled
@@ -38,7 +40,7 @@ ROOT=$(pwd)
 TRACELLOC=$ROOT/tracelloc
 OUT=$ROOT/build/bench
 LOGS=$OUT/last
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-7}
 FN_RUNS=${BENCH_FN_RUNS:-3}
 ITER=${BENCH_ITER:-50000}
 SUSTAIN_ITER=${BENCH_SUSTAIN_ITER:-2000000}
@@ -177,6 +179,19 @@ median() {
 }
 calc() { awk "BEGIN { x = $1; printf \"$2\", x }" 2>/dev/null || echo "n/a"; }
 isnum() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+# paired CONFIG VARIANT REF: each run's (VARIANT - untraced) / (REF - untraced),
+# over the runs that have all three (section 1's RUN_NS), in run order
+paired() {
+	local run u a b out=""
+	for run in $(seq "$RUNS"); do
+		u=${RUN_NS[$1/untraced/$run]:-} a=${RUN_NS[$1/$2/$run]:-} b=${RUN_NS[$1/$3/$run]:-}
+		isnum "${u:-x}" && isnum "${a:-x}" && isnum "${b:-x}" || continue
+		out="$out $(calc "($a - $u) / ($b - $u)" %.3f)"
+	done
+	echo "$out"
+}
+median3() { [ $# -eq 0 ] && { echo n/a; return; }; printf '%s\n' "$@" | sort -g |
+	awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 apt_updated=0
 apt_install() {
@@ -464,7 +479,7 @@ measure() {
 
 CONFIGS="1:0 1:5 2:0 2:5"
 VARIANTS="untraced floor full sampled symbol memleak bpftrace"
-declare -A NS READY LOST ALLOCS MALLOCS CPUFRAC WHY
+declare -A NS RUN_NS READY LOST ALLOCS MALLOCS CPUFRAC WHY
 
 variant_skipped() {
 	case "$1" in
@@ -488,6 +503,7 @@ for config in $CONFIGS; do
 			key="$config/$v"
 			if measure "$v" "churn-t$threads-d$depth-$v-$run" -t "$threads" -d "$depth" -n "$iter"; then
 				NS[$key]="${NS[$key]:-} $R_NS"
+				RUN_NS[$key/$run]=$R_NS
 				[ -n "$R_READY" ] && READY[$key]="${READY[$key]:-} $R_READY"
 				if [ "$v" = full ]; then
 					LOST[$key]="${LOST[$key]:-} ${R_LOST:-?}"
@@ -765,11 +781,12 @@ NAMES[bpftrace]="bpftrace"
 
 WORST_FLOOR=""  WORST_FLOOR_CFG=""
 WORST_PEER=""   WORST_PEER_CFG=""
-declare -A MED ADDED
+declare -A MED ADDED RATIO_FLOOR RATIO_FULL
 echo
 echo "================================================================ results"
 echo "ns per allocator call (malloc and free calls both counted), median of $RUNS runs;"
-echo "added = minus untraced; vs floor = added / floor's added; x tracelloc = added / tracelloc -p's added;"
+echo "added = minus untraced; vs floor = added / floor's added, x tracelloc = added / tracelloc -p's added:"
+echo "  each the median of the runs' own ratios (a run measures its variants back to back);"
 echo "ready ms = from launching the tracer to its attached line (memleak: its BPF program compiles first)"
 for config in $CONFIGS; do
 	threads=${config%:*}
@@ -799,14 +816,15 @@ for config in $CONFIGS; do
 			added=$(calc "$med - $base" %.1f)
 			ADDED[$key]=$added
 		fi
-		floor_added=${ADDED[$config/floor]:-}
-		full_added=${ADDED[$config/full]:-}
-		if [ -n "$added" ] && [ "$v" != floor ] && isnum "${floor_added:-x}"; then
-			vsfloor=$(calc "$added / $floor_added" %.2fx)
+		if [ -n "$added" ] && [ "$v" != floor ]; then
+			r=$(median3 $(paired "$config" "$v" floor))
+			RATIO_FLOOR[$key]=$r
+			isnum "$r" && vsfloor=$(calc "$r" %.2fx)
 		fi
-		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ] || [ "$v" = sampled ]; } &&
-		   isnum "${full_added:-x}"; then
-			peer=$(calc "$added / $full_added" %.2fx)
+		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ] || [ "$v" = sampled ]; }; then
+			r=$(median3 $(paired "$config" "$v" full))
+			RATIO_FULL[$key]=$r
+			isnum "$r" && peer=$(calc "$r" %.2fx)
 		fi
 		[ -n "${READY[$key]:-}" ] && ready=$(median ${READY[$key]})
 		printf '  %-31s %9s %9s %9s %15s %9s\n' "${NAMES[$v]}" "$med" "${added:--}" "${vsfloor:--}" \
@@ -815,19 +833,19 @@ for config in $CONFIGS; do
 	# the targets, worst config
 	full_added=${ADDED[$config/full]:-}
 	floor_added=${ADDED[$config/floor]:-}
-	mem_added=${ADDED[$config/memleak]:-}
-	if isnum "${full_added:-x}" && isnum "${floor_added:-x}"; then
-		r=$(calc "$full_added / $floor_added" %.3f)
+	r=${RATIO_FLOOR[$config/full]:-}
+	if isnum "${r:-x}"; then
 		if [ -z "$WORST_FLOOR" ] || awk -v a="$r" -v b="$WORST_FLOOR" 'BEGIN { exit !(a > b) }'; then
 			WORST_FLOOR=$r WORST_FLOOR_CFG="$threads thread(s), depth $depth"
 		fi
 	fi
-	if isnum "${full_added:-x}" && isnum "${mem_added:-x}"; then
-		r=$(calc "$mem_added / $full_added" %.3f)
+	r=${RATIO_FULL[$config/memleak]:-}
+	if isnum "${r:-x}"; then
 		if [ -z "$WORST_PEER" ] || awk -v a="$r" -v b="$WORST_PEER" 'BEGIN { exit !(a < b) }'; then
 			WORST_PEER=$r WORST_PEER_CFG="$threads thread(s), depth $depth"
 		fi
 	fi
+	echo "  tracelloc -p vs floor, each run:$(paired "$config" full floor | sed 's/ \([0-9.]*\)/ \1x/g')"
 	echo "  tracelloc -p: lost events per run: ${LOST[$config/full]:-n/a};" \
 	     "allocation calls seen/made: ${ALLOCS[$config/full]:-n/a}"
 	echo "  daemon CPU, share of a core over the timed loop: ${CPUFRAC[$config/full]:-n/a}"
