@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <bpf/btf.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <sys/syscall.h>
 
@@ -394,19 +394,68 @@ static bool entry_only(const struct probe_def *def)
 	return def->fn == FN_FREE || def->fn == FN_THREAD_EXIT;
 }
 
-/* uprobe_multi links (Linux 6.6) detach all their probes after one RCU
- * grace period; perf-event links wait for one each, 90 ms apiece here */
+/* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
+ * the kernel's layout, so members we leave zero are there all the same */
+struct link_create_uprobe_multi {
+	uint32_t prog_fd;
+	uint32_t target_fd;		/* cppcheck-suppress unusedStructMember */
+	uint32_t attach_type;
+	uint32_t flags;			/* cppcheck-suppress unusedStructMember */
+	uint64_t path;
+	uint64_t offsets;
+	uint64_t ref_ctr_offsets;	/* cppcheck-suppress unusedStructMember */
+	uint64_t cookies;
+	uint32_t cnt;
+	uint32_t uprobe_flags;
+	uint32_t pid;
+};
+
+static int link_create_multi(const struct link_create_uprobe_multi *attr)
+{
+	union {
+		struct link_create_uprobe_multi attr;
+		/* the kernel wants the rest of bpf_attr zero */
+		unsigned char zero[160];	/* cppcheck-suppress unusedStructMember */
+	} buf;
+
+	memset(&buf, 0, sizeof(buf));
+	buf.attr = *attr;
+	return syscall(__NR_bpf, BPF_LINK_CREATE, &buf, sizeof(buf));
+}
+
+/*
+ * uprobe_multi links (Linux 6.6) detach all their probes after one RCU
+ * grace period; perf-event links wait for one each, 90 ms apiece here.
+ * Asked of the kernel as later libbpf does: a uprobe_multi link on "/"
+ * fails with EBADF (not a regular file) only where such links exist. Looking
+ * for the link's type in the kernel's BTF cost 5-18 ms of the attach.
+ */
 static bool kernel_has_uprobe_multi(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found;
+	static const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = TRACE_UPROBE_MULTI);
+	struct link_create_uprobe_multi attr = { .attach_type = TRACE_UPROBE_MULTI };
+	uint64_t offset = 0;
+	int prog_fd, fd, err;
 
-	if (!btf)
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
+	if (prog_fd < 0)
 		return false;
-	found = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	return found;
+	attr.prog_fd = prog_fd;
+	attr.path = (uint64_t)(uintptr_t)"/";
+	attr.offsets = (uint64_t)(uintptr_t)&offset;
+	attr.cnt = 1;
+	fd = link_create_multi(&attr);
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	close(prog_fd);
+	return err == EBADF;
 }
+
 
 int attach__prepare(struct attach *a)
 {
@@ -424,32 +473,10 @@ int attach__prepare(struct attach *a)
 	return err;
 }
 
-/* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
- * the kernel's layout, so members we leave zero are there all the same */
-struct link_create_uprobe_multi {
-	uint32_t prog_fd;
-	uint32_t target_fd;		/* cppcheck-suppress unusedStructMember */
-	uint32_t attach_type;
-	uint32_t flags;			/* cppcheck-suppress unusedStructMember */
-	uint64_t path;
-	uint64_t offsets;
-	uint64_t ref_ctr_offsets;	/* cppcheck-suppress unusedStructMember */
-	uint64_t cookies;
-	uint32_t cnt;
-	uint32_t uprobe_flags;
-	uint32_t pid;
-};
-
-
 static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 {
 	uint64_t offsets[NUM_DEFS], cookies[NUM_DEFS];
 	struct link_create_uprobe_multi attr;
-	union {
-		struct link_create_uprobe_multi attr;
-		/* the kernel wants the rest of bpf_attr zero */
-		unsigned char zero[160];	/* cppcheck-suppress unusedStructMember */
-	} buf;
 	size_t i, n = 0;
 	int fd;
 
@@ -474,9 +501,7 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 	attr.cnt = n;
 	attr.uprobe_flags = retprobe ? UPROBE_MULTI_RETURN : 0;
 	attr.pid = a->pid;
-	memset(&buf, 0, sizeof(buf));
-	buf.attr = attr;
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &buf, sizeof(buf));
+	fd = link_create_multi(&attr);
 	if (fd < 0)
 		return -errno;
 	a->link_fds[a->nlink_fds++] = fd;
