@@ -25,7 +25,7 @@
 #    estimated live bytes per call site against section 4's full trace, and
 #    what sampling saved there (time to allocate, daemon memory).
 #
-# Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ITER (50000 loop
+# Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
 # BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread run, ~10 s traced),
 # BENCH_HOLD (10000000), BENCH_SAMPLE_BYTES (524288: section 1's sampled
@@ -41,6 +41,7 @@ TRACELLOC=$ROOT/tracelloc
 OUT=$ROOT/build/bench
 LOGS=$OUT/last
 RUNS=${BENCH_RUNS:-7}
+ATTACH_RUNS=${BENCH_ATTACH_RUNS:-5}
 FN_RUNS=${BENCH_FN_RUNS:-3}
 ITER=${BENCH_ITER:-50000}
 SUSTAIN_ITER=${BENCH_SUSTAIN_ITER:-2000000}
@@ -692,9 +693,9 @@ fi
 # ---------------------------------------------------------------- 5. attach time
 
 echo
-echo "== 5. attach time: launching tracelloc -p to the target's first traced call (3 runs)"
+echo "== 5. attach time: launching tracelloc -p to the target's first traced call ($ATTACH_RUNS runs)"
 ATTACH_FIRST=() ATTACH_LINE=()
-for run in 1 2 3; do
+for run in $(seq "$ATTACH_RUNS"); do
 	"$CHURN" -a >"$LOGS/attach-$run.target" 2>&1 &
 	pid=$!
 	STARTED+=("$pid")

@@ -36,8 +36,8 @@ int events__flush(struct events *e);
 bool events__exec_seen(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */
 uint64_t events__malformed(const struct events *e);
-/* the longest time between two reads of the ring buffer, from the first on:
- * how long a full ring buffer would have had to wait */
+/* the longest time between the ends of two reads, when ring space is given
+ * back, from the first on: how long a full ring would have had to wait */
 uint64_t events__longest_gap_ns(const struct events *e);
 
 #endif
