@@ -92,4 +92,4 @@ printf '  %-12s %10s %12s %16s %8s %6s %8s %8s %8s %8s %8s\n' run "churn" "lost 
 run alone 0
 run scraped 1
 echo "(held ms: the longest the event loop spent in the endpoint at once, the first profile included;"
-echo " gap ms: the longest the ring buffer went unread, pages being written read it every 10 ms)"
+echo " gap ms: the longest the ring buffers went unread, pages being written read it every 10 ms)"
