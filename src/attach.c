@@ -429,6 +429,11 @@ static int link_create_multi(const struct link_create_uprobe_multi *attr)
  * Asked of the kernel as later libbpf does: a uprobe_multi link on "/"
  * fails with EBADF (not a regular file) only where such links exist. Looking
  * for the link's type in the kernel's BTF cost 5-18 ms of the attach.
+ *
+ * The first kernels with them filtered by thread, not by process: the
+ * target's other threads would go untraced. Kernels that filter by process
+ * refuse a negative pid with EINVAL before they look at the path; on the
+ * others tracelloc uses perf-event links.
  */
 static bool kernel_has_uprobe_multi(void)
 {
@@ -452,6 +457,14 @@ static bool kernel_has_uprobe_multi(void)
 	err = fd < 0 ? errno : 0;
 	if (fd >= 0)
 		close(fd);
+	if (err == EBADF) {
+		attr.pid = (uint32_t)-1;
+		fd = link_create_multi(&attr);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		err = err == EINVAL ? EBADF : err;
+	}
 	close(prog_fd);
 	return err == EBADF;
 }
