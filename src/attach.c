@@ -469,7 +469,6 @@ static bool kernel_has_uprobe_multi(void)
 	return err == EBADF;
 }
 
-
 int attach__prepare(struct attach *a)
 {
 	int err;

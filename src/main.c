@@ -48,8 +48,6 @@ struct session {
 	struct attach *attach;
 	struct heap *heap;
 	struct events *events;
-	int ncpus;			/* possible CPUs: one ring buffer each */
-	size_t ring_bytes;		/* the size of each */
 	struct symbolizer *symbolizer;
 	struct filter *filter;
 	struct http *http;
@@ -190,7 +188,8 @@ static int pid_namespace(uint64_t *dev, uint64_t *ino)
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
-	int err, i;
+	size_t ring_bytes;
+	int err, i, ncpus;
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
@@ -202,11 +201,11 @@ static int open_bpf(struct session *s)
 	s->skel->rodata->pidns_dev = ns_dev;
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
-	s->ncpus = libbpf_num_possible_cpus();
-	if (s->ncpus <= 0)
-		return fail(s->ncpus ? s->ncpus : -EINVAL, "cannot count the CPUs");
-	s->ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, s->ncpus);
-	s->skel->rodata->wakeup_bytes = s->ring_bytes / 8;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		return fail(ncpus ? ncpus : -EINVAL, "cannot count the CPUs");
+	ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, ncpus);
+	s->skel->rodata->wakeup_bytes = ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
 	if (s->opts.sample_bytes) {
 		/* -ln(u) for u evenly spread over (0, 1), 16.16 fixed point */
@@ -224,7 +223,7 @@ static int open_bpf(struct session *s)
 	if (!s->heap)
 		return fail(-ENOMEM, "cannot start");
 	heap__set_sampling(s->heap, s->opts.sample_bytes);
-	s->events = events__new(s->ncpus, s->ring_bytes, s->heap);
+	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
@@ -279,7 +278,6 @@ static int load_bpf(struct session *s)
 		return fail(err, "cannot hand the ring buffers to the BPF programs");
 	return 0;
 }
-
 
 static int attach_probes(struct session *s)
 {
@@ -547,10 +545,10 @@ static int new_timer(double first_s, double every_s)
  * maps were last read (dlopen, JIT): read them again now, while the process
  * lives, at most every 10 ms.
  */
-static int consume(struct session *s)
+/* after a read of the rings: new stacks may point into code mapped since */
+static int after_read(struct session *s, int err)
 {
 	uint32_t nstacks;
-	int err = events__consume(s->events);
 
 	/* after an exec the maps are the new program's: keep the old ones */
 	if (err || events__exec_seen(s->events))
@@ -562,6 +560,11 @@ static int consume(struct session *s)
 		s->refreshed_ns = now_ns();
 	}
 	return 0;
+}
+
+static int consume(struct session *s)
+{
+	return after_read(s, events__consume(s->events));
 }
 
 /* The trace ends at an exec: the new program is not the one traced. */
@@ -705,10 +708,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		if (s->http)
 			http__run(s->http);
 	}
-	/* what the target sent before it ended is still in the buffer */
-	err = consume(s);
-	if (!err && !events__exec_seen(s->events))
-		err = events__flush(s->events);
+	/* what the target sent before it ended is still in the rings: all of it */
+	err = after_read(s, events__flush(s->events));
 	if (err)
 		fail(err, "cannot process events");
 out:
