@@ -242,14 +242,14 @@ static void *publish_rings(void *arg)
 
 size_t events__ring_bytes(uint64_t total, int ncpus)
 {
-	uint64_t share = ncpus > 0 ? total / (uint64_t)ncpus : total;
+	uint64_t cpus = ncpus > 0 ? ncpus : 1, share = total / cpus;
 	size_t bytes = 4096;
 
 	/* a CPU's ring covers that CPU only, so its size is what bounds how
 	 * long the daemon may stall: keep 1 MiB each however many CPUs share
 	 * the default 16 MiB */
 	if (!total)
-		share = ncpus > 16 ? 1 << 20 : (16 << 20) / (ncpus > 0 ? ncpus : 1);
+		share = cpus > 16 ? 1 << 20 : (16 << 20) / cpus;
 	while (bytes * 2 <= share)
 		bytes *= 2;
 	return bytes;
@@ -296,20 +296,20 @@ struct events *events__new(int nrings, size_t ring_bytes, struct heap *heap)
 	e->heap = heap;
 	e->nrings = nrings;
 	e->rings_map_fd = -1;
-	e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	e->epoll_fd = -1;
+	/* events__destroy() closes what ring_fds holds: -1 until created */
 	e->ring_fds = malloc(nrings * sizeof(*e->ring_fds));
+	for (i = 0; e->ring_fds && i < nrings; i++)
+		e->ring_fds[i] = -1;
 	e->rings = calloc(nrings, sizeof(*e->rings));
 	e->heads = calloc(nrings, sizeof(*e->heads));
-	if (e->epoll_fd < 0) {
-		err = -errno;
-		goto fail;
-	}
 	if (!e->ring_fds || !e->rings || !e->heads) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	for (i = 0; i < nrings; i++)
-		e->ring_fds[i] = -1;
+	e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->epoll_fd < 0)
+		err = -errno;
 	for (i = 0; i < nrings && !err; i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
 
