@@ -172,11 +172,11 @@ cpu_ns() {
 }
 field() { sed -n "s/.*[ ]$2=\([^ ]*\).*/\1/p" "$1" | tail -1; }
 
+# median of the arguments, printed as MEDIAN_FMT (default %.1f)
 median() {
 	[ $# -eq 0 ] && { echo "n/a"; return; }
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) printf "%.1f", v[(NR + 1) / 2];
-		      else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	printf '%s\n' "$@" | sort -g | awk -v f="${MEDIAN_FMT:-%.1f}" '{ v[NR] = $1 }
+		END { printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 calc() { awk "BEGIN { x = $1; printf \"$2\", x }" 2>/dev/null || echo "n/a"; }
 isnum() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
@@ -191,8 +191,6 @@ paired() {
 	done
 	echo "$out"
 }
-median3() { [ $# -eq 0 ] && { echo n/a; return; }; printf '%s\n' "$@" | sort -g |
-	awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 apt_updated=0
 apt_install() {
@@ -818,12 +816,12 @@ for config in $CONFIGS; do
 			ADDED[$key]=$added
 		fi
 		if [ -n "$added" ] && [ "$v" != floor ]; then
-			r=$(median3 $(paired "$config" "$v" floor))
+			r=$(MEDIAN_FMT=%.3f median $(paired "$config" "$v" floor))
 			RATIO_FLOOR[$key]=$r
 			isnum "$r" && vsfloor=$(calc "$r" %.2fx)
 		fi
 		if [ -n "$added" ] && { [ "$v" = memleak ] || [ "$v" = bpftrace ] || [ "$v" = symbol ] || [ "$v" = sampled ]; }; then
-			r=$(median3 $(paired "$config" "$v" full))
+			r=$(MEDIAN_FMT=%.3f median $(paired "$config" "$v" full))
 			RATIO_FULL[$key]=$r
 			isnum "$r" && peer=$(calc "$r" %.2fx)
 		fi
