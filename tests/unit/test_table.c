@@ -288,6 +288,65 @@ TEST(table_remove_colliding_keys)
 	ASSERT_HELPER(remove_checking_all(keys, 40, 16, 1));
 }
 
+/* What the table should hold: which of keys[] are in it. */
+struct model {
+	const uint64_t *keys;
+	bool *in;
+	size_t nkeys, present;
+};
+
+/* inserts or removes keys[k] in table and model, checking what the table says */
+static void model_step(struct table *t, struct model *m, size_t k, bool insert, size_t step)
+{
+	uint64_t key = m->keys[k];
+
+	if (insert) {
+		bool existed;
+		struct val *v = table__upsert(t, key, &existed);
+
+		ASSERT_OK_PTR(v, "step %zu: upsert", step);
+		ASSERT_EQ(existed, m->in[k], "step %zu: existed of key #%zu", step, k);
+		if (m->in[k]) {
+			ASSERT_TRUE(val_ok(v, key), "step %zu: upsert of a present key #%zu", step, k);
+		} else {
+			set_val(v, key);
+			m->in[k] = true;
+			m->present++;
+		}
+	} else {
+		struct val out = {};
+		int err = table__remove(t, key, &out);
+
+		ASSERT_EQ(err, m->in[k] ? 0 : -ENOENT, "step %zu: remove of key #%zu", step, k);
+		if (m->in[k]) {
+			ASSERT_TRUE(val_ok(&out, key), "step %zu: removed value of key #%zu", step, k);
+			m->in[k] = false;
+			m->present--;
+		}
+	}
+}
+
+/* the table holds exactly the model's keys: count, every lookup, iteration */
+static void model_check(struct table *t, const struct model *m, size_t step)
+{
+	const struct val *v;
+	size_t i, pos, seen;
+	uint64_t key;
+
+	ASSERT_EQ(table__count(t), m->present, "step %zu: count", step);
+	for (i = 0; i < m->nkeys; i++) {
+		v = table__lookup(t, m->keys[i]);
+		if (m->in[i])
+			ASSERT_TRUE(val_ok(v, m->keys[i]), "step %zu: key #%zu found", step, i);
+		else
+			ASSERT_NULL(v, "step %zu: key #%zu absent", step, i);
+	}
+	for (pos = 0, seen = 0; (v = table__next(t, &pos, &key)); seen++)
+		ASSERT_TRUE(val_ok(v, key), "step %zu: iterated value of %#llx", step,
+			    (unsigned long long)key);
+	ASSERT_EQ(seen, m->present, "step %zu: keys iterated", step);
+}
+
 /* random inserts and removes over a small key set, against a model, in a small table
  * (probe runs wrap around its end): every key is checked after every step */
 TEST(table_churn_against_model)
@@ -296,7 +355,8 @@ TEST(table_churn_against_model)
 	struct table *t = table__new(sizeof(struct val));
 	uint64_t keys[NKEYS], seed = 21, cheap = 22;
 	bool in[NKEYS] = {};
-	size_t present = 0, i, step;
+	struct model m = { .keys = keys, .in = in, .nkeys = NKEYS };
+	size_t i, step;
 
 	ASSERT_OK_PTR(t, "table__new");
 	for (i = 0; i < NKEYS; i++)
@@ -304,37 +364,11 @@ TEST(table_churn_against_model)
 	for (step = 0; step < STEPS; step++) {
 		size_t k = test__rand(&cheap) % NKEYS;
 		/* keep the count around 40: near the 3/4 load of 64 slots */
-		bool insert = present < 40 ? test__rand(&cheap) % 3 != 0 : test__rand(&cheap) % 3 == 0;
+		bool insert = m.present < 40 ? test__rand(&cheap) % 3 != 0
+					     : test__rand(&cheap) % 3 == 0;
 
-		if (insert) {
-			bool existed;
-			struct val *v = table__upsert(t, keys[k], &existed);
-
-			ASSERT_OK_PTR(v, "step %zu: upsert", step);
-			ASSERT_EQ(existed, in[k], "step %zu: existed of key #%zu", step, k);
-			if (!in[k]) {
-				set_val(v, keys[k]);
-				in[k] = true;
-				present++;
-			}
-		} else {
-			int err = table__remove(t, keys[k], NULL);
-
-			ASSERT_EQ(err, in[k] ? 0 : -ENOENT, "step %zu: remove of key #%zu", step, k);
-			if (in[k]) {
-				in[k] = false;
-				present--;
-			}
-		}
-		ASSERT_EQ(table__count(t), present, "step %zu: count", step);
-		for (i = 0; i < NKEYS; i++) {
-			const struct val *v = table__lookup(t, keys[i]);
-
-			if (in[i])
-				ASSERT_TRUE(val_ok(v, keys[i]), "step %zu: key #%zu found", step, i);
-			else
-				ASSERT_NULL(v, "step %zu: key #%zu absent", step, i);
-		}
+		ASSERT_HELPER(model_step(t, &m, k, insert, step));
+		ASSERT_HELPER(model_check(t, &m, step));
 	}
 	table__destroy(t);
 }
@@ -346,59 +380,24 @@ TEST(table_churn_against_model)
 static void churn_across_doublings(uint64_t *keys, size_t nkeys, size_t steps, uint64_t seed)
 {
 	struct table *t = table__new(sizeof(struct val));
-	bool *in = calloc(nkeys, sizeof(*in));
-	size_t present = 0, i, step, target = 40, pos, seen;
-	uint64_t key;
+	struct model m = { .keys = keys, .in = calloc(nkeys, sizeof(bool)), .nkeys = nkeys };
+	size_t step, target = 40;
 
 	ASSERT_OK_PTR(t, "table__new");
-	ASSERT_OK_PTR(in, "calloc");
+	ASSERT_OK_PTR(m.in, "calloc");
 	for (step = 0; step < steps; step++) {
 		size_t k = test__rand(&seed) % nkeys;
 		/* mostly inserts up to a count that climbs, so the table keeps doubling
 		 * with removes in between */
-		bool insert = present < target ? test__rand(&seed) % 4 != 0 : test__rand(&seed) % 4 == 0;
-		const struct val *v;
+		bool insert = m.present < target ? test__rand(&seed) % 4 != 0
+						 : test__rand(&seed) % 4 == 0;
 
 		if (step % 64 == 0 && target < nkeys - nkeys / 8)
 			target += 8;
-		if (insert) {
-			bool existed;
-			struct val *nv = table__upsert(t, keys[k], &existed);
-
-			ASSERT_OK_PTR(nv, "step %zu: upsert", step);
-			ASSERT_EQ(existed, in[k], "step %zu: existed of key #%zu", step, k);
-			if (!in[k]) {
-				set_val(nv, keys[k]);
-				in[k] = true;
-				present++;
-			} else {
-				ASSERT_TRUE(val_ok(nv, keys[k]), "step %zu: upsert of a present key #%zu", step, k);
-			}
-		} else {
-			struct val out = {};
-			int err = table__remove(t, keys[k], &out);
-
-			ASSERT_EQ(err, in[k] ? 0 : -ENOENT, "step %zu: remove of key #%zu", step, k);
-			if (in[k]) {
-				ASSERT_TRUE(val_ok(&out, keys[k]), "step %zu: removed value of key #%zu", step, k);
-				in[k] = false;
-				present--;
-			}
-		}
-		ASSERT_EQ(table__count(t), present, "step %zu: count", step);
-		for (i = 0; i < nkeys; i++) {
-			v = table__lookup(t, keys[i]);
-			if (in[i])
-				ASSERT_TRUE(val_ok(v, keys[i]), "step %zu: key #%zu found", step, i);
-			else
-				ASSERT_NULL(v, "step %zu: key #%zu absent", step, i);
-		}
-		for (pos = 0, seen = 0; (v = table__next(t, &pos, &key)); seen++)
-			ASSERT_TRUE(val_ok(v, key), "step %zu: iterated value of %#llx", step,
-				    (unsigned long long)key);
-		ASSERT_EQ(seen, present, "step %zu: keys iterated", step);
+		ASSERT_HELPER(model_step(t, &m, k, insert, step));
+		ASSERT_HELPER(model_check(t, &m, step));
 	}
-	free(in);
+	free(m.in);
 	table__destroy(t);
 }
 
