@@ -70,6 +70,7 @@ struct object {
 struct attach {
 	struct tracelloc_bpf *skel;
 	pid_t pid;
+	pid_t probe_pid;	/* the pid the probes filter on (see probe_pid()) */
 	struct attach_opts opts;
 	struct object *objects;
 	size_t nobjects;
@@ -469,12 +470,30 @@ static bool kernel_has_uprobe_multi(void)
 	return err == EBADF;
 }
 
+/*
+ * Whose memory map the probes filter on: the process, or, once its main
+ * thread has exited (its memory map is gone with it), a thread that still
+ * runs. A perf-event link filters on that thread's memory map, which every
+ * thread of the process shares; a uprobe_multi link takes only a process.
+ */
+static pid_t probe_pid(pid_t pid)
+{
+	const char *task;
+	char dir[64];
+
+	if (maps__task_dir(pid, dir, sizeof(dir)) || !(task = strstr(dir, "/task/")))
+		return pid;
+	return (pid_t)atoi(task + 6);
+}
+
 int attach__prepare(struct attach *a)
 {
 	int err;
 
+	a->probe_pid = probe_pid(a->pid);
 	/* TRACELLOC_PERF_LINKS=1 forces the links of kernels before 6.6 (tests use it) */
-	a->multi = !getenv("TRACELLOC_PERF_LINKS") && kernel_has_uprobe_multi();
+	a->multi = a->probe_pid == a->pid && !getenv("TRACELLOC_PERF_LINKS") &&
+		   kernel_has_uprobe_multi();
 	if (!a->multi)
 		return 0;
 	err = bpf_program__set_expected_attach_type(a->skel->progs.enter_call,
@@ -528,7 +547,7 @@ static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 					    : a->skel->progs.enter_call;
 	struct bpf_link *link;
 
-	link = bpf_program__attach_uprobe_opts(prog, a->pid, a->objects[site->object].open_path,
+	link = bpf_program__attach_uprobe_opts(prog, a->probe_pid, a->objects[site->object].open_path,
 					       site->file_offset, &opts);
 	if (!link)
 		return -errno;

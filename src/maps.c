@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
@@ -71,6 +72,61 @@ int maps__parse(const char *text, struct maps *maps)
 	return 0;
 }
 
+/* the state letter of /proc/.../stat ('R', 'S', 'Z', ...), or 0 */
+static char task_state(const char *dir)
+{
+	char path[300], buf[1024], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* the command name may hold spaces and parentheses: the state follows the last ')' */
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static bool task_gone(char state)
+{
+	return !state || state == 'Z' || state == 'X';
+}
+
+int maps__task_dir(pid_t pid, char *buf, size_t size)
+{
+	struct dirent *de;
+	char dir[64];
+	DIR *tasks;
+	int err = -ESRCH;
+
+	snprintf(buf, size, "/proc/%d", pid);
+	if (!task_gone(task_state(buf)))
+		return 0;
+	/* the main thread has exited (pthread_exit) or the whole process has:
+	 * its memory is seen only through a thread that still runs */
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	tasks = opendir(dir);
+	if (!tasks)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(tasks))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || atoi(de->d_name) == pid)
+			continue;
+		snprintf(buf, size, "/proc/%d/task/%s", pid, de->d_name);
+		if (!task_gone(task_state(buf))) {
+			err = 0;
+			break;
+		}
+	}
+	closedir(tasks);
+	return err;
+}
+
 int maps__read(pid_t pid, struct maps *maps)
 {
 	char path[64], *text = NULL;
@@ -80,7 +136,14 @@ int maps__read(pid_t pid, struct maps *maps)
 	size_t n;
 	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	err = maps__task_dir(pid, path, sizeof(path) - 5);
+	if (err) {
+		/* an exited process (a zombie until reaped) maps nothing */
+		maps->mappings = NULL;
+		maps->count = 0;
+		return err == -ESRCH && !access(path, F_OK) ? 0 : err;
+	}
+	strcat(path, "/maps");
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -133,7 +196,14 @@ const struct mapping *maps__find(const struct maps *maps, uint64_t addr)
 
 void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
 {
-	snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
+	char dir[64];
+
+	/* map_files is the process's own, and gone with its main thread: then
+	 * the file by its name, in the root of a thread that still runs */
+	if (!maps__task_dir(pid, dir, sizeof(dir)) && strchr(dir + 6, '/') && m->path)
+		snprintf(buf, size, "%s/root%s", dir, m->path);
+	else
+		snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
 }
 
 int maps__open(pid_t pid, const struct mapping *m)

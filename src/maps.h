@@ -24,7 +24,15 @@ struct maps {
 	size_t count;
 };
 
-/* reads /proc/PID/maps; negative errno (-ESRCH when the process is gone) */
+/*
+ * The /proc directory through which the memory of process pid is seen:
+ * /proc/PID, or /proc/TID's task directory of a thread that still runs once
+ * the main thread has exited (pthread_exit). Negative errno; -ESRCH when no
+ * thread runs.
+ */
+int maps__task_dir(pid_t pid, char *buf, size_t size);
+/* reads the maps of pid (through maps__task_dir); negative errno (-ESRCH
+ * when the process is gone); none for a zombie */
 int maps__read(pid_t pid, struct maps *maps);
 /* parses maps text; exposed for unit tests */
 int maps__parse(const char *text, struct maps *maps);
@@ -32,7 +40,8 @@ void maps__clear(struct maps *maps);
 /* the mapping that holds addr, or NULL */
 const struct mapping *maps__find(const struct maps *maps, uint64_t addr);
 /* a path through which the daemon can open the file of a mapping in the target's
- * mount namespace: /proc/PID/map_files/START-END */
+ * mount namespace: /proc/PID/map_files/START-END, or the file's name under
+ * the root of a live thread once the main thread has exited */
 void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size);
 /* opens the file of a mapping through that path, and checks that it is the
  * file the maps named (device and inode): an fd, or negative errno (-ESTALE

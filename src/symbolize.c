@@ -116,8 +116,11 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	if (!s)
 		return NULL;
 	s->pid = pid;
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->root_fd = -1;
+	if (!maps__task_dir(pid, path, sizeof(path) - 5)) {
+		strcat(path, "/root");
+		s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
 	/* debug files are looked for beside the binary, in /usr/lib/debug
 	 * (by build-id too) and in the target's own /usr/lib/debug */
 	snprintf(path, sizeof(path), ":.debug:/usr/lib/debug:/proc/self/fd/%d/usr/lib/debug",

@@ -97,12 +97,12 @@ test_ledger_cxx() { # new, new[], nothrow, aligned new, delete, delete[]; Shelf<
 
 # ================================================================ attach mode
 
-# attach_once METRIC: start the attach target, attach tracelloc -p, send
-# SIGUSR1 once attached, and check the run.
+# attach_once METRIC [TARGET]: start the target (default attach), attach
+# tracelloc -p, send SIGUSR1 once attached, and check the run.
 attach_once() {
-	local m=$1 what="attach -m $1" tpid
+	local m=$1 target=${2:-attach} what="${2:-attach} -m $1" tpid
 	TGT_ENV=(TL_EXPECT="$T_DIR/$m.exp")
-	start_target attach || return
+	start_target "$target" || return
 	tpid=$TGT_PID
 	tl_bg "$m" -m "$m" -f "$T_DIR/$m.fg" -p "$tpid"
 	if ! wait_for_grep "$T_DIR/$m.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
@@ -134,6 +134,18 @@ test_attach() { # -p: pre-attach blocks freed (unknown frees), new and old threa
 	for m in $METRICS; do
 		attach_once "$m"
 	done
+}
+
+test_main_thread_exited() { # main calls pthread_exit, a worker allocates: -p and launch mode trace it, exact bytes
+	need_target mainexit || return
+	local m
+	for m in live count; do
+		attach_once "$m" mainexit
+	done
+	# a perf-event link filters on a live thread's memory map, not the main thread's
+	TL_ENV=(TRACELLOC_PERF_LINKS=1)
+	attach_once allocated mainexit
+	ledger_test mainexit -- now
 }
 
 test_attach_dlmopen() { # -p to a process with two copies of libc (dlmopen): probed once, both counted
