@@ -36,12 +36,13 @@ LIB_OBJS := $(filter-out $(OBJ)/main.o,$(OBJS))
 
 # test targets: tests/targets/NAME.c[pp] -> build/tests/NAME
 TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
-TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c,$(wildcard tests/targets/*.c))
+TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/swaplib.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(wildcard tests/targets/*.cpp)
 TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst tests/targets/%.cpp,$(OUT)/tests/%,$(TARGET_CXX)) \
 		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc) \
-		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so)
+		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so) \
+		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench longrun browser-test lint fuzz fuzz-regress
@@ -98,6 +99,10 @@ $(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
+
+# two libraries alike but for their function's name (see swaplib.c)
+$(OUT)/tests/libswap%.so: tests/targets/swaplib.c | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC -DSWAP_NAME=swap_leak_$* -o $@ $<
 
 # no libc at all: a process with no allocator we recognise
 $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests

@@ -36,6 +36,12 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile __u64 sample_bytes = 0;
 const volatile __u32 neg_log_table[EXP_TABLE_SIZE] = {};
 
+/* How many times ld.so said it changes the maps (dlopen, dlclose: twice
+ * each). A library unloaded and another loaded at its place give a return
+ * address two meanings; each stack carries the generation it was taken in,
+ * and the daemon reads the maps of each generation. */
+__u32 maps_gen = 0;
+
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
 	__u32 depth;		/* traced calls in progress on this thread */
@@ -145,7 +151,7 @@ static __always_inline __u64 wakeup_flag(void *ring)
 									  : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void send_ptr_event(__u32 type, __u32 tid, __u64 addr)
+static __always_inline void send_ptr_event_flags(__u32 type, __u32 tid, __u64 addr, __u64 flags)
 {
 	struct ptr_event ev = {
 		.type = type,
@@ -155,8 +161,13 @@ static __always_inline void send_ptr_event(__u32 type, __u32 tid, __u64 addr)
 	};
 	void *ring = cpu_ring();
 
-	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), wakeup_flag(ring)))
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), flags ? flags : wakeup_flag(ring)))
 		count(COUNTER_LOST_FREE);
+}
+
+static __always_inline void send_ptr_event(__u32 type, __u32 tid, __u64 addr)
+{
+	send_ptr_event_flags(type, tid, addr, 0);
 }
 
 /* bytes to the next sample: exponential with mean sample_bytes */
@@ -365,6 +376,7 @@ int BPF_KRETPROBE(leave_alloc)
 	ev->old_addr = known_old ? s->ptr_arg : 0;
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->fn = s->fn;
+	ev->maps_gen = (__u16)maps_gen;
 	/* at the return the caller's frame is complete: its return address comes first */
 	ev->stack_len = walk_user_stack(ctx, s);
 	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
@@ -431,6 +443,11 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		return enter_free(tid, arg1);
 	case FN_THREAD_EXIT:
 		return enter_thread_exit(tid);
+	case FN_MAPS_CHANGE:
+		/* the daemon reads the maps of the new generation at once */
+		__sync_fetch_and_add(&maps_gen, 1);
+		send_ptr_event_flags(EVENT_MAPS_CHANGE, tid, maps_gen, BPF_RB_FORCE_WAKEUP);
+		return 0;
 	case FN_CALLOC:
 		return enter(tid, fn, array_size(arg1, arg2), 0);
 	case FN_REALLOC:

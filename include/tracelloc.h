@@ -30,6 +30,7 @@ enum alloc_fn {
 	FN_NEW_ARRAY_ALIGNED,
 	FN_FREE,
 	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
+	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
 	FN__COUNT,
 };
 
@@ -41,6 +42,7 @@ enum event_type {
 	EVENT_REALLOC_FAILED,	/* struct ptr_event: realloc failed, addr is still live */
 	EVENT_EXIT_FREE,	/* struct ptr_event: free by a thread that is exiting */
 	EVENT_EXEC,		/* struct ptr_event: the target called exec; addr unused */
+	EVENT_MAPS_CHANGE,	/* struct ptr_event: ld.so changes the maps; addr: the new generation */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
@@ -61,7 +63,7 @@ struct alloc_event {
 	unsigned long long size;	/* as requested by the caller */
 	unsigned long long old_addr;	/* realloc/reallocarray: the block passed in, else 0 */
 	unsigned short fn;		/* enum alloc_fn */
-	unsigned short reserved;
+	unsigned short maps_gen;	/* low bits of the generation of the maps (maps_gen) */
 	int stack_len;			/* frames in stack[], or negative errno of the capture */
 	/* user return addresses, innermost first; only stack_len entries are sent */
 	unsigned long long stack[MAX_STACK_DEPTH];

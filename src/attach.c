@@ -19,7 +19,7 @@
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
-enum library { LIB_C, LIB_STDCXX };
+enum library { LIB_C, LIB_STDCXX, LIB_LD };
 
 static const struct probe_def {
 	const char *symbol;
@@ -50,6 +50,8 @@ static const struct probe_def {
 	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, LIB_STDCXX },
 	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
 	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
+	/* not an allocator: the debugger hook, called as libraries come and go */
+	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
 
 #define NUM_DEFS (sizeof(probe_defs) / sizeof(probe_defs[0]))
@@ -64,7 +66,7 @@ struct site {
 struct object {
 	char *name;		/* path as the target maps it */
 	char *open_path;	/* /proc/PID/map_files/..., valid while it is mapped */
-	int sites;
+	int sites;		/* allocator functions probed in it */
 };
 
 struct attach {
@@ -224,6 +226,8 @@ static bool is_library(const struct elf_scan *scan, enum library lib)
 {
 	if (lib == LIB_STDCXX)
 		return !strncmp(scan->soname, "libstdc++.so", 12);
+	if (lib == LIB_LD)
+		return !strncmp(scan->soname, "ld-linux", 8);
 	return !strncmp(scan->soname, "libc.so", 7);
 }
 
@@ -322,7 +326,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].shift = entry_shift(a, fd, &a->sites[a->nsites]);
 		a->sites[a->nsites].file_offset += a->sites[a->nsites].shift;
 		a->nsites++;
-		a->objects[a->nobjects - 1].sites++;
+		if (probe_defs[j].lib != LIB_LD)
+			a->objects[a->nobjects - 1].sites++;
 	}
 out:
 	elf_end(elf);
@@ -392,7 +397,7 @@ out:
 /* free and the thread-exit hook allocate nothing: no return probe */
 static bool entry_only(const struct probe_def *def)
 {
-	return def->fn == FN_FREE || def->fn == FN_THREAD_EXIT;
+	return def->fn == FN_FREE || def->fn == FN_THREAD_EXIT || def->fn == FN_MAPS_CHANGE;
 }
 
 /* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
@@ -625,9 +630,14 @@ void attach__describe_shifts(const struct attach *a, FILE *out)
 
 void attach__describe(const struct attach *a, FILE *out)
 {
+	bool first = true;
 	size_t i;
 
-	for (i = 0; i < a->nobjects; i++)
-		fprintf(out, "%s%s (%d functions)", i ? ", " : "", base_name(a->objects[i].name),
+	for (i = 0; i < a->nobjects; i++) {
+		if (!a->objects[i].sites)
+			continue;	/* ld.so: only its hook */
+		fprintf(out, "%s%s (%d functions)", first ? "" : ", ", base_name(a->objects[i].name),
 			a->objects[i].sites);
+		first = false;
+	}
 }

@@ -58,6 +58,9 @@ struct events {
 	bool exec_seen;
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
+	events_frames_fn frames_fn;
+	void *frames_ctx;
+	uint64_t frames_buf[MAX_STACK_DEPTH];
 };
 
 static uint64_t now_ns(void)
@@ -71,17 +74,21 @@ static uint64_t now_ns(void)
 static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
 {
 	size_t head = offsetof(struct alloc_event, stack);
+	const uint64_t *frames = (const uint64_t *)ev->stack;
 	int nframes = ev->stack_len;
 
-	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0]))) {
+	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
+	    nframes > MAX_STACK_DEPTH) {
 		e->malformed++;
 		return 0;
 	}
+	if (e->frames_fn && nframes > 0)
+		frames = e->frames_fn(e->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
 	if (ev->old_addr)
 		return heap__realloc_done(e->heap, ev->tid, ev->old_addr, ev->addr, ev->size,
-					  ev->ts_ns, ev->fn, (const uint64_t *)ev->stack, nframes);
-	return heap__alloc(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn,
-			   (const uint64_t *)ev->stack, nframes);
+					  ev->ts_ns, ev->fn, frames, nframes);
+	return heap__alloc(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn, frames,
+			   nframes);
 }
 
 /* one record, in time order: only updates the heap, no I/O */
@@ -98,6 +105,11 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	switch (ev->type) {
 	case EVENT_EXEC:
 		e->exec_seen = true;
+		return 0;
+	case EVENT_MAPS_CHANGE:
+		/* the maps of the new generation, read while they last */
+		if (e->frames_fn)
+			e->frames_fn(e->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
 		return 0;
 	case EVENT_ALLOC:
 		return handle_alloc(e, data, size);
@@ -374,6 +386,12 @@ void events__destroy(struct events *e)
 	free(e->rings);
 	free(e->heads);
 	free(e);
+}
+
+void events__set_frames_fn(struct events *e, events_frames_fn fn, void *ctx)
+{
+	e->frames_fn = fn;
+	e->frames_ctx = ctx;
 }
 
 int events__fd(const struct events *e)

@@ -25,6 +25,13 @@ int events__rings_map_fd(const struct events *e);
 int events__publish(struct events *e);
 void events__destroy(struct events *e);
 
+/* gives the frames of a stack taken in maps generation gen as they are to be
+ * interned: frames, or buf (room for nframes) */
+typedef const uint64_t *(*events_frames_fn)(void *ctx, uint16_t gen, const uint64_t *frames,
+					    uint32_t nframes, uint64_t *buf);
+/* every stack goes through fn before the heap sees it */
+void events__set_frames_fn(struct events *e, events_frames_fn fn, void *ctx);
+
 /* an fd that polls readable when records wait */
 int events__fd(const struct events *e);
 /* reads every record that waits and handles those stamped before the read

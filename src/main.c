@@ -318,11 +318,20 @@ static int build_filter(struct session *s)
 	return 0;
 }
 
+static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
+				  uint32_t nframes, uint64_t *buf)
+{
+	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
+}
+
 static int start_engine(struct session *s)
 {
 	s->symbolizer = symbolizer__new(target__pid(s->target));
 	if (!s->symbolizer)
 		return fail(-ENOMEM, "cannot start the symbolizer");
+	/* stacks are named after the maps of their generation */
+	symbolizer__set_generation(s->symbolizer, &s->skel->bss->maps_gen);
+	events__set_frames_fn(s->events, map_frames, s->symbolizer);
 	/* open the target's files now: they may be gone when we name the stacks */
 	symbolizer__refresh(s->symbolizer);
 	return 0;

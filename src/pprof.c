@@ -234,7 +234,7 @@ static uint64_t location_id(struct builder *b, const struct shown_frame *frames,
 	if (!frames[0].addr)
 		return loc->id;
 	/* the call instruction, which the lines describe, not the return address */
-	loc->address = frames[0].addr - 1;
+	loc->address = SYM_ADDR(frames[0].addr) - 1;
 	loc->mapping_id = mapping_id(b, frames[0].loc ? frames[0].loc->mapping : NULL);
 	if (loc->mapping_id)
 		mark_mapping(&b->mappings[loc->mapping_id - 1], frames, n);

@@ -97,10 +97,10 @@ static void print_frame(FILE *out, const struct shown_frame *f, const struct rep
 	else if (f->inlined)
 		fprintf(out, "        %18s %s[inlined]%s %s", "", DIM(o), RESET(o), f->function);
 	else if (f->loc->symbol)
-		fprintf(out, "        0x%016" PRIx64 " %s+0x%" PRIx64, f->addr, f->function,
+		fprintf(out, "        0x%016" PRIx64 " %s+0x%" PRIx64, SYM_ADDR(f->addr), f->function,
 			f->loc->offset);
 	else
-		fprintf(out, "        0x%016" PRIx64 " %s", f->addr, f->function);
+		fprintf(out, "        0x%016" PRIx64 " %s", SYM_ADDR(f->addr), f->function);
 	if (!f->loc)
 		return;
 	if (module)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,27 @@
 #include "table.h"
 
 #define REFRESH_EVERY_NS 1000000000ULL
+/* files loaded one over the other at one place; more are [unknown] */
+#define MAX_LAYERS 16
+#define NO_GEN UINT32_MAX
+
+/*
+ * One file loaded at one place, as the maps showed it, from its offset-0
+ * mapping to the end of its last one; with the generations of ld.so's maps
+ * (see symbolize.h) of the reads that saw it.
+ */
+struct span {
+	uint64_t start;
+	uint64_t end;
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t first_gen;	/* NO_GEN until a read whose generation is sure */
+	uint32_t last_gen;
+	uint16_t layer;		/* the Dwfl its module is reported to */
+	bool open;		/* seen by the last read of the maps */
+	bool seen;		/* by the read under way */
+	bool contested;		/* another file was seen where it is */
+};
 
 struct symbolizer {
 	pid_t pid;
@@ -34,6 +56,16 @@ struct symbolizer {
 	size_t nmodules;
 	struct maps maps;		/* as of the last refresh, for [anon] */
 	uint64_t last_refresh_ns;
+	/* layers[0] is dwfl; a file loaded where another one was goes to the
+	 * first layer where it overlaps none */
+	Dwfl *layers[MAX_LAYERS];
+	int nlayers;
+	struct span *spans;
+	size_t nspans, spans_cap;
+	size_t *contested;		/* indexes of the contested spans */
+	size_t ncontested;
+	const volatile uint32_t *generation;
+	uint32_t read_gen;		/* the generation of the last read of the maps */
 };
 
 /*
@@ -130,6 +162,8 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
+	s->layers[0] = s->dwfl;
+	s->nlayers = 1;
 	s->locations = table__new(sizeof(struct sym_location *));
 	s->strings = table__new(sizeof(char *));
 	s->modules = table__new(sizeof(struct sym_module *));
@@ -166,6 +200,7 @@ void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
 	void **p;
+	int i;
 
 	if (!s)
 		return;
@@ -184,10 +219,14 @@ void symbolizer__destroy(struct symbolizer *s)
 	while (s->nmodules)
 		free(s->all_modules[--s->nmodules]);
 	free(s->all_modules);
-	if (s->dwfl) {
-		dwfl_getmodules(s->dwfl, free_module_file, NULL, 0);
-		dwfl_end(s->dwfl);
+	for (i = 0; i < s->nlayers; i++) {
+		if (!s->layers[i])
+			continue;
+		dwfl_getmodules(s->layers[i], free_module_file, NULL, 0);
+		dwfl_end(s->layers[i]);
 	}
+	free(s->spans);
+	free(s->contested);
 	maps__clear(&s->maps);
 	free(s->debuginfo_path);
 	if (s->root_fd >= 0)
@@ -215,7 +254,7 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 
 /* reports the ELF file open as fd, mapped from base; takes fd. file_name is
  * where libdw looks for its .gnu_debuglink file (the fuzzer calls this too) */
-static void report_file(struct symbolizer *s, const char *name, const char *file_name, int fd,
+static void report_file(Dwfl *dwfl, const char *name, const char *file_name, int fd,
 			uint64_t base)
 {
 	struct module_file *file = calloc(1, sizeof(*file));
@@ -231,7 +270,7 @@ static void report_file(struct symbolizer *s, const char *name, const char *file
 	file->size = st.st_size;
 	file->mtime = st.st_mtim;
 	/* libdw owns fd once it made a module of it */
-	mod = dwfl_report_elf(s->dwfl, name, file_name, fd, base, false);
+	mod = dwfl_report_elf(dwfl, name, file_name, fd, base, false);
 	if (!mod)
 		goto fail;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -268,53 +307,231 @@ static bool file_changed(Dwfl_Module *mod)
 	return file->changed;
 }
 
-static void report_mapping(struct symbolizer *s, const struct maps *maps, const struct mapping *m)
+static void report_mapping(struct symbolizer *s, Dwfl *dwfl, const struct mapping *m,
+			   const struct mapping *first)
 {
-	const struct mapping *first = first_mapping(maps, m);
 	char file_name[4096];
 	int fd;
 
-	if (!first || dwfl_addrmodule(s->dwfl, m->start))
+	if (dwfl_addrmodule(dwfl, m->start))
 		return;
 	fd = maps__open(s->pid, first);
 	if (fd < 0)
 		return;
 	/* in the target's root */
 	snprintf(file_name, sizeof(file_name), "/proc/self/fd/%d%s", s->root_fd, m->path);
-	report_file(s, m->path, file_name, fd, first->start);
+	report_file(dwfl, m->path, file_name, fd, first->start);
+}
+
+static uint32_t generation(const struct symbolizer *s)
+{
+	return s->generation ? __atomic_load_n(s->generation, __ATOMIC_ACQUIRE) : 0;
+}
+
+void symbolizer__set_generation(struct symbolizer *s, const volatile uint32_t *generation)
+{
+	s->generation = generation;
+	s->read_gen = generation ? *generation : 0;
+}
+
+static bool same_file(const struct span *sp, const struct mapping *m)
+{
+	return sp->dev == makedev(m->dev_major, m->dev_minor) && sp->ino == m->inode;
+}
+
+/* the layer of the file of span made: the one it had at the same place
+ * before, else the first where it overlaps no other file; marks overlaps */
+static uint16_t pick_layer(struct symbolizer *s, size_t made, const struct mapping *first)
+{
+	struct span *sp = &s->spans[made];
+	int layer, again = -1;
+	uint32_t busy = 0;
+	size_t i;
+
+	for (i = 0; i < made; i++) {
+		struct span *t = &s->spans[i];
+
+		if (t->start == sp->start && same_file(t, first))
+			again = t->layer;
+		if (t->end <= sp->start || t->start >= sp->end || same_file(t, first))
+			continue;
+		if (t->layer < MAX_LAYERS)
+			busy |= 1U << t->layer;
+		if (!t->contested) {
+			t->contested = true;
+			s->contested[s->ncontested++] = i;
+		}
+		if (!sp->contested) {
+			sp->contested = true;
+			s->contested[s->ncontested++] = made;
+		}
+	}
+	if (again >= 0)
+		return (uint16_t)again;
+	for (layer = 0; layer < MAX_LAYERS && (busy & (1U << layer)); layer++)
+		;
+	if (layer == MAX_LAYERS)
+		return SYM_LAYER_UNKNOWN;
+	if (layer == s->nlayers) {
+		s->layers[layer] = dwfl_begin(&s->callbacks);
+		if (!s->layers[layer])
+			return SYM_LAYER_UNKNOWN;
+		dwfl_report_begin_add(s->layers[layer]);
+		s->nlayers++;
+	}
+	return (uint16_t)layer;
+}
+
+/* the span of the file mapped from first (its offset-0 mapping) on */
+static struct span *note_span(struct symbolizer *s, const struct maps *maps,
+			      const struct mapping *first)
+{
+	const struct mapping *last = first, *end = maps->mappings + maps->count;
+	struct span *sp;
+	size_t i;
+
+	for (i = 0; i < s->nspans; i++)
+		if (s->spans[i].open && s->spans[i].start == first->start &&
+		    same_file(&s->spans[i], first))
+			return &s->spans[i];
+	while (last + 1 < end && last[1].inode == first->inode &&
+	       last[1].dev_major == first->dev_major && last[1].dev_minor == first->dev_minor)
+		last++;
+	if (s->nspans == s->spans_cap) {
+		size_t cap = s->spans_cap ? 2 * s->spans_cap : 64;
+		struct span *grown = realloc(s->spans, cap * sizeof(*grown));
+		size_t *contested;
+
+		if (!grown)
+			return NULL;
+		s->spans = grown;
+		contested = realloc(s->contested, cap * sizeof(*contested));
+		if (!contested)
+			return NULL;
+		s->contested = contested;
+		s->spans_cap = cap;
+	}
+	sp = &s->spans[s->nspans];
+	*sp = (struct span){
+		.start = first->start,
+		.end = last->end,
+		.dev = makedev(first->dev_major, first->dev_minor),
+		.ino = first->inode,
+		.first_gen = NO_GEN,
+		.open = true,
+	};
+	sp->layer = pick_layer(s, s->nspans, first);
+	s->nspans++;
+	return sp;
 }
 
 int symbolizer__refresh(struct symbolizer *s)
 {
-	struct maps maps;
-	size_t i;
-	int err;
+	uint32_t gen = 0, after = 0;
+	struct maps maps = {};
+	bool sure = false;
+	int err, tries, i;
+	size_t j;
 
 	s->last_refresh_ns = now_ns();
-	err = maps__read(s->pid, &maps);
-	if (err)
-		return err;
+	/* the maps are those of one generation when none began while they were read */
+	for (tries = 0; tries < 3 && !sure; tries++) {
+		maps__clear(&maps);
+		gen = generation(s);
+		err = maps__read(s->pid, &maps);
+		if (err)
+			return err;
+		after = generation(s);
+		sure = gen == after;
+	}
 	/* an exiting process (a zombie, until its parent reaps it) maps
 	 * nothing: keep what it mapped, for [anon] and deleted files */
 	if (!maps.count)
 		return -ESRCH;
-	dwfl_report_begin_add(s->dwfl);
-	for (i = 0; i < maps.count; i++) {
-		const struct mapping *m = &maps.mappings[i];
+	for (i = 0; i < s->nlayers; i++)
+		dwfl_report_begin_add(s->layers[i]);
+	for (j = 0; j < s->nspans; j++)
+		s->spans[j].seen = false;
+	for (j = 0; j < maps.count; j++) {
+		const struct mapping *m = &maps.mappings[j], *first;
+		struct span *sp;
 
-		if (m->exec && m->path && m->path[0] == '/' && !m->deleted)
-			report_mapping(s, &maps, m);
+		if (!m->exec || !m->path || m->path[0] != '/' || m->deleted)
+			continue;
+		first = first_mapping(&maps, m);
+		sp = first ? note_span(s, &maps, first) : NULL;
+		if (!sp)
+			continue;
+		sp->seen = true;
+		if (sure) {
+			if (sp->first_gen == NO_GEN)
+				sp->first_gen = gen;
+			sp->last_gen = gen;
+		}
+		if (sp->layer < s->nlayers)
+			report_mapping(s, s->layers[sp->layer], m, first);
 	}
-	dwfl_report_end(s->dwfl, drop_module_file, NULL);
+	for (j = 0; j < s->nspans; j++)
+		s->spans[j].open = s->spans[j].seen;
+	for (i = 0; i < s->nlayers; i++)
+		dwfl_report_end(s->layers[i], drop_module_file, NULL);
+	s->read_gen = after;
 	maps__clear(&s->maps);
 	s->maps = maps;
 	return 0;
 }
 
-static Dwfl_Module *module_of(struct symbolizer *s, Dwarf_Addr addr)
+/* the layer of addr in generation gen: 0 outside contested places */
+static uint64_t layer_at(const struct symbolizer *s, uint64_t addr, uint32_t gen)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	bool contested = false;
+	size_t i;
 
+	for (i = 0; i < s->ncontested; i++) {
+		const struct span *sp = &s->spans[s->contested[i]];
+
+		if (addr < sp->start || addr >= sp->end)
+			continue;
+		contested = true;
+		if (sp->first_gen != NO_GEN && sp->first_gen <= gen && gen <= sp->last_gen)
+			return sp->layer;
+	}
+	return contested ? SYM_LAYER_UNKNOWN : 0;
+}
+
+const uint64_t *symbolizer__map_frames(struct symbolizer *s, uint16_t gen16,
+				       const uint64_t *frames, uint32_t nframes, uint64_t *buf)
+{
+	uint32_t gen = s->read_gen, now, i;
+	bool mapped = false;
+
+	if (gen16 != (uint16_t)gen) {
+		/* a stack is never newer than the count it was taken under */
+		now = generation(s);
+		gen = now - (uint16_t)(now - gen16);
+		/* taken after the last read: read again before its frames are named */
+		if ((int32_t)(gen - s->read_gen) > 0)
+			symbolizer__refresh(s);
+	}
+	if (!s->ncontested)
+		return frames;
+	for (i = 0; i < nframes; i++) {
+		/* a return address: the call before it is what lies in the place */
+		uint64_t layer = layer_at(s, frames[i] - 1, gen);
+
+		buf[i] = frames[i] | layer << SYM_LAYER_SHIFT;
+		mapped |= layer != 0;
+	}
+	return mapped ? buf : frames;
+}
+
+static Dwfl_Module *module_of(struct symbolizer *s, uint64_t layer, Dwarf_Addr addr)
+{
+	Dwfl_Module *mod;
+
+	if (layer)
+		return layer < (uint64_t)s->nlayers ? dwfl_addrmodule(s->layers[layer], addr) : NULL;
+	mod = dwfl_addrmodule(s->dwfl, addr);
 	if (!mod && now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
 		/* code mapped since the last look (dlopen): read the maps again */
 		symbolizer__refresh(s);
@@ -528,8 +745,9 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_frame frames[SYM_MAX_INLINE];
 	/* a return address points after the call: look up the call itself */
-	Dwarf_Addr addr = ret_addr - 1;
-	Dwfl_Module *mod = module_of(s, addr);
+	Dwarf_Addr addr = SYM_ADDR(ret_addr) - 1;
+	uint64_t layer = ret_addr >> SYM_LAYER_SHIFT;
+	Dwfl_Module *mod = module_of(s, layer, addr);
 	struct sym_location *loc;
 	const char *symbol = NULL, *module = NULL, *name;
 	const struct sym_module *mapping = NULL;
@@ -567,7 +785,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 		frames[n - 1].function = symbol;
 	for (i = 0; i < n; i++)
 		if (!frames[i].function)
-			frames[i].function = mod ? "[unknown]" : outside_modules(s, ret_addr - 1);
+			frames[i].function = mod || layer ? "[unknown]" : outside_modules(s, addr);
 
 	loc = malloc(sizeof(*loc) + n * sizeof(frames[0]));
 	if (!loc)
@@ -616,7 +834,10 @@ bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 
 	if (cached)
 		return true;	/* only located addresses are cached */
-	if (module_of(s, ret_addr - 1))
+	/* a layer is given only to frames in a file's place */
+	if (ret_addr >> SYM_LAYER_SHIFT)
+		return true;
+	if (module_of(s, 0, ret_addr - 1))
 		return true;
 	m = maps__find(&s->maps, ret_addr - 1);
 	return m && m->exec;

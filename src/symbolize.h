@@ -44,11 +44,38 @@ struct sym_location {
 	const struct sym_frame *frames;	/* innermost (inlined) first, concrete last */
 };
 
+/*
+ * A library unloaded (dlclose) and another loaded at the same place give one
+ * return address two meanings. Frames are named after the mapping that was
+ * live when their stack was taken: ld.so counts its changes to the maps (a
+ * generation, see bpf/), every stack carries the count, and the symbolizer
+ * notes in which generations it saw each file at each place.
+ * symbolizer__map_frames() gives a frame in such a contested place the
+ * number of its file's layer in its top bits (0 for the first file seen
+ * there), so that a writer's stacks and names keep the two apart;
+ * SYM_ADDR() is the address the process used.
+ */
+#define SYM_LAYER_SHIFT 48
+#define SYM_ADDR(frame) ((uint64_t)(frame) & ((UINT64_C(1) << SYM_LAYER_SHIFT) - 1))
+/* the place changed hands in a generation the maps were never read in */
+#define SYM_LAYER_UNKNOWN UINT64_C(0x7fff)
+
 struct symbolizer *symbolizer__new(pid_t pid);
 void symbolizer__destroy(struct symbolizer *s);
 
 /* reports the modules the process maps now; negative errno when it is gone */
 int symbolizer__refresh(struct symbolizer *s);
+/* where ld.so's count of changes to the maps can be read (it only grows);
+ * without it, the maps never change meaning */
+void symbolizer__set_generation(struct symbolizer *s, const volatile uint32_t *generation);
+/*
+ * The frames of a stack taken in generation gen (its low 16 bits), as
+ * interned: frames itself, or buf (room for nframes) where a frame lies in
+ * a contested place. Reads the maps first when gen is newer than the last
+ * read.
+ */
+const uint64_t *symbolizer__map_frames(struct symbolizer *s, uint16_t gen,
+				       const uint64_t *frames, uint32_t nframes, uint64_t *buf);
 /* what is known of return address ret_addr (looked up at ret_addr - 1, the
  * call); never NULL; owned by the symbolizer */
 const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret_addr);

@@ -371,6 +371,26 @@ test_dlopen() { # dlopen after attach, dlclose, dlopen again: frames named (also
 		"dlopen: the report names the frame, its module and its line"
 }
 
+test_dlopen_same_place() { # two libraries loaded in turn at one place, the same return addresses: each leak under its own library's function
+	need_target swap || return
+	local m
+	for m in live count; do
+		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+		tl_run "$m" -i 0 -m "$m" -f "$T_DIR/$m.fg" --pprof "$T_DIR/$m.pb.gz" -- \
+			"$TB/swap" "$TB/libswapa.so" "$TB/libswapb.so"
+		check_normal_end "$m" '^target exited with status 0$' "same place -m $m" || return
+		check_expect_file "$T_DIR/$m.exp" "same place" || return
+		assert_eq "$(expect_value "$T_DIR/$m.exp" same-place)" 1 \
+			"same place: both libraries loaded at one address (else the test proves nothing)"
+		check_ledger "$T_DIR/$m.exp" "$T_DIR/$m.fg" "$m" "same place -m $m"
+		assert_no_grep "$T_DIR/$m.fg" 'site_swap_call;\[unknown\]' "same place -m $m: no frame left unnamed"
+	done
+	assert_eq "$(fold_sum "$T_DIR/live.fg" swap_leak_a)" 300 "same place: live bytes of swap_leak_a (3 x 100)"
+	assert_eq "$(fold_sum "$T_DIR/live.fg" swap_leak_b)" 3000 "same place: live bytes of swap_leak_b (3 x 1000)"
+	assert_grep "$T_DIR/live.out" ' swap_leak_b\+0x[0-9a-f]+ \(libswapb\.so\) ' \
+		"same place: the report names libswapb.so's frame with its module"
+}
+
 test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [anon], its caller still found
 	need_target anon || return
 	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")
