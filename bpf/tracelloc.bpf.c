@@ -465,6 +465,22 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 }
 
 /*
+ * The main thread exits while others run on (pthread_exit in main). A
+ * perf-event link filters on the memory map of the thread it was made for,
+ * and stops with it: the daemon says so.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *p)
+{
+	__u64 id = target_id();
+
+	if (!id || (__u32)id != target_tgid || !p->signal || !p->signal->live.counter)
+		return 0;
+	send_ptr_event_flags(EVENT_MAIN_EXIT, (__u32)id, 0, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/*
  * exec replaces the target's program: its heap is gone and its stacks would
  * point into other code. The daemon stops at this record; whatever the new
  * program sends after it is not the traced program's.

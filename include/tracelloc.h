@@ -43,6 +43,7 @@ enum event_type {
 	EVENT_EXIT_FREE,	/* struct ptr_event: free by a thread that is exiting */
 	EVENT_EXEC,		/* struct ptr_event: the target called exec; addr unused */
 	EVENT_MAPS_CHANGE,	/* struct ptr_event: ld.so changes the maps; addr: the new generation */
+	EVENT_MAIN_EXIT,	/* struct ptr_event: the main thread exited, others run on; addr unused */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */

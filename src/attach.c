@@ -613,6 +613,11 @@ const char *attach__link_kind(const struct attach *a)
 	return a->multi ? "uprobe_multi" : "perf-event";
 }
 
+bool attach__per_thread_filter(const struct attach *a)
+{
+	return !a->multi;
+}
+
 int attach__probe_count(const struct attach *a)
 {
 	return a->nprobes;

@@ -39,6 +39,8 @@ const char *attach__culprit(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */
 const char *attach__link_kind(const struct attach *a);
+/* do the probes stop once the thread they filter on exits? (perf-event links) */
+bool attach__per_thread_filter(const struct attach *a);
 /* "libc.so.6 (10 functions), libstdc++.so.6 (8 functions)" */
 void attach__describe(const struct attach *a, FILE *out);
 /* one line per probe placed past its symbol */

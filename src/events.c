@@ -56,6 +56,7 @@ struct events {
 	struct heap *heap;
 	uint64_t malformed;
 	bool exec_seen;
+	bool main_exited;
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
 	events_frames_fn frames_fn;
@@ -105,6 +106,9 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	switch (ev->type) {
 	case EVENT_EXEC:
 		e->exec_seen = true;
+		return 0;
+	case EVENT_MAIN_EXIT:
+		e->main_exited = true;
 		return 0;
 	case EVENT_MAPS_CHANGE:
 		/* the maps of the new generation, read while they last */
@@ -420,6 +424,11 @@ int events__consume(struct events *e)
 int events__flush(struct events *e)
 {
 	return read_rings(e, UINT64_MAX);
+}
+
+bool events__main_exited(const struct events *e)
+{
+	return e->main_exited;
 }
 
 bool events__exec_seen(const struct events *e)

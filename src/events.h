@@ -41,6 +41,8 @@ int events__consume(struct events *e);
 int events__flush(struct events *e);
 /* the target called exec: records after that one are dropped */
 bool events__exec_seen(const struct events *e);
+/* the main thread exited while others ran on */
+bool events__main_exited(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */
 uint64_t events__malformed(const struct events *e);
 /* the longest time between the ends of two reads, when ring space is given

@@ -58,6 +58,7 @@ struct session {
 	uint64_t refreshed_ns;
 	bool reported;
 	bool tracing;			/* in trace(): events are read */
+	bool main_exit_told;		/* the probes stopped with the main thread, said once */
 	/* allocation rate over the last tick, for /metrics */
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
@@ -287,6 +288,9 @@ static int attach_probes(struct session *s)
 	s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
 	if (!s->skel->links.on_exec)
 		return fail(-errno, "cannot watch pid %d for exec", target__pid(s->target));
+	s->skel->links.on_thread_exit = bpf_program__attach(s->skel->progs.on_thread_exit);
+	if (!s->skel->links.on_thread_exit)
+		return fail(-errno, "cannot watch pid %d for exits", target__pid(s->target));
 	err = attach__attach(s->attach);
 
 	/* the kernel refuses a uprobe where another tool's probe on the same
@@ -558,6 +562,15 @@ static int new_timer(double first_s, double every_s)
 static int after_read(struct session *s, int err)
 {
 	uint32_t nstacks;
+
+	/* lost data is never silent */
+	if (!s->main_exit_told && events__main_exited(s->events) &&
+	    attach__per_thread_filter(s->attach)) {
+		fprintf(stderr, "tracelloc: the main thread of pid %d exited: with this kernel's "
+			"perf-event links the probes stop with it, and what its other threads do "
+			"from now on is not traced\n", target__pid(s->target));
+		s->main_exit_told = true;
+	}
 
 	/* after an exec the maps are the new program's: keep the old ones */
 	if (err || events__exec_seen(s->events))

@@ -145,7 +145,14 @@ test_main_thread_exited() { # main calls pthread_exit, a worker allocates: -p an
 	# a perf-event link filters on a live thread's memory map, not the main thread's
 	TL_ENV=(TRACELLOC_PERF_LINKS=1)
 	attach_once allocated mainexit
+	# the main thread exits while traced: uprobe_multi links go on with the others...
 	ledger_test mainexit -- now
+	assert_no_grep "$T_DIR/live.err" 'main thread' "main exited: nothing to say with uprobe_multi links"
+	# ...and perf-event links stop with it, which is said, never silent
+	TL_ENV=(TRACELLOC_PERF_LINKS=1)
+	tl_run perf -i 0 -- "$TB/mainexit" now
+	assert_grep "$T_DIR/perf.err" "^tracelloc: the main thread of pid [0-9]+ exited: .* not traced$" \
+		"main exited: perf-event links say the probes stopped"
 }
 
 test_attach_dlmopen() { # -p to a process with two copies of libc (dlmopen): probed once, both counted
