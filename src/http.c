@@ -54,6 +54,9 @@ struct conn {
 	uint64_t waiting_since_ns;
 	bool answering;			/* its request's headers are in: being answered */
 	bool dropped;			/* shut down; MHD has yet to close it */
+	/* the request target as received, before MHD unescapes it (the URI log callback) */
+	const char *target;
+	size_t target_len;
 };
 
 struct http {
@@ -264,8 +267,13 @@ static void *request_line_read(void *cls, const char *target, struct MHD_Connect
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = info ? info->socket_context : NULL;
 
-	return info ? info->socket_context : NULL;	/* the handler's request context */
+	if (c) {
+		c->target = target;
+		c->target_len = target ? strlen(target) : 0;
+	}
+	return c;	/* the handler's request context */
 }
 
 static void request_done(void *cls, struct MHD_Connection *mhd, void **request_ctx,
@@ -278,9 +286,60 @@ static void request_done(void *cls, struct MHD_Connection *mhd, void **request_c
 	/* a keep-alive connection waits for the next request from now */
 	c->answering = false;
 	c->waiting_since_ns = now_ns();
+	c->target = NULL;
 }
 
 /* ------------------------------------------------------------ requests */
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/*
+ * %HH decoded as MHD decodes it, except %00, which stays as sent: a NUL
+ * would end the path early, and "/metrics%00" would read as "/metrics".
+ */
+static size_t unescape(void *cls, struct MHD_Connection *mhd, char *str)
+{
+	const char *in = str;
+	char *out = str;
+	int hi, lo;
+
+	while (*in) {
+		if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 && (lo = hex_digit(in[2])) >= 0 &&
+		    (hi || lo)) {
+			*out++ = (char)(hi << 4 | lo);
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+	return (size_t)(out - str);
+}
+
+/*
+ * MHD 0.9.75 reads a raw NUL in the request line as the end of a string:
+ * "GET /metrics<NUL>x HTTP/1.1" reaches the handler as "/metrics". It
+ * splits the line in place, a NUL for each separator, and hands on the
+ * method, the target (to the URI log callback) and the version as pointers
+ * into it: in a clean line they lie back to back, "GET\0/metrics\0HTTP/1.1",
+ * and a NUL of the client's own shortens one of them so that they do not.
+ * Should MHD ever pass these strings from elsewhere, every request fails
+ * this test, and none passes that should not.
+ */
+static bool request_line_clean(const struct conn *c, const char *method, const char *version)
+{
+	return c->target && method + strlen(method) + 1 == c->target &&
+	       c->target + c->target_len + 1 == version;
+}
 
 static enum MHD_Result queue(struct MHD_Connection *conn, unsigned int status,
 			     struct MHD_Response *resp, const char *content_type)
@@ -350,6 +409,9 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 	if (!c)
 		return MHD_NO;	/* not in our records (out of memory): MHD closes it */
 	c->answering = true;
+	if (!request_line_clean(c, method, version))
+		return reply_text(conn, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8",
+				  "bad request line\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
 				  "only GET and HEAD\n");
@@ -407,6 +469,7 @@ int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts
 				     MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
 				     MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
 				     MHD_OPTION_URI_LOG_CALLBACK, request_line_read, h,
+				     MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
 				     MHD_OPTION_END);
 	if (!h->daemon) {
 		/* whether MHD closed fd on its way out is not said: leave it */
