@@ -5,6 +5,14 @@
  * ready without blocking. A page is written whole into memory while the
  * request is handled, then sent from there as the client reads it: a slow
  * client costs the event loop nothing but a few non-blocking writes.
+ *
+ * Clients that never finish a request are dropped here, not by MHD: its
+ * connection timeout restarts with every byte, so a client that sends a
+ * header line now and then would keep its connection for good. Each
+ * connection has a record (MHD's socket context) saying since when it has
+ * been waiting for a request's headers; past the deadline, or when a newer
+ * connection needs the room, the socket is shut down, MHD reads the end of
+ * the stream and closes the connection itself.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,20 +21,53 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "http.h"
 
+/* defaults of struct http_opts */
 #define MAX_CONNECTIONS 64
-/* an idle client is dropped after this long */
-#define IDLE_TIMEOUT_S 30
+#define HEADERS_TIMEOUT_MS 2000
+#define IDLE_TIMEOUT_S 10
+/*
+ * A newcomer is not dropped to make room before it has had this long to send
+ * its request: its client may not have been scheduled yet since its connect.
+ */
+#define FAIR_CHANCE_MS 50
+/*
+ * MHD's own limit is above ours, so that MHD accepts and we choose whom to
+ * drop. Above ours are the connections dropped that MHD has yet to close,
+ * and in a flood those that have not had their fair chance yet: at MHD's
+ * limit, the next ones wait in the kernel's queue.
+ */
+#define MHD_LIMIT_ABOVE_OURS 64
+/* connections the kernel holds until accepted: a burst must not make a scrape wait for a SYN retry */
+#define LISTEN_BACKLOG 1024
+
+/* a connection, from MHD's "started" to its "closed" */
+struct conn {
+	struct conn *prev, *next;
+	struct MHD_Connection *mhd;
+	/* since when it has waited for a request's headers: its start or the end of its last request */
+	uint64_t waiting_since_ns;
+	bool answering;			/* its request's headers are in: being answered */
+	bool dropped;			/* shut down; MHD has yet to close it */
+	/* the request target as received, before MHD unescapes it (the URI log callback) */
+	const char *target;
+	size_t target_len;
+};
 
 struct http {
 	struct MHD_Daemon *daemon;
 	int epoll_fd;			/* MHD's; it owns it */
 	struct http_opts opts;
 	struct http_stats stats;
+	struct conn *conns;		/* MHD's connections, newest first */
+	unsigned int open;		/* conns not dropped */
+	uint64_t closed;		/* connections MHD closed, ever */
+	bool run_again;			/* MHD closed some: it may accept again */
 	char address[INET6_ADDRSTRLEN + 8];
 };
 
@@ -151,6 +192,155 @@ void http__format_addr(const struct sockaddr *addr, char *buf, size_t size)
 	}
 }
 
+/* ------------------------------------------------------------ connections */
+
+/* MHD reads the end of the stream at its next run and closes the connection */
+static void shut(struct MHD_Connection *mhd)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	if (info)
+		shutdown(info->connect_fd, SHUT_RDWR);
+}
+
+static void drop(struct http *h, struct conn *c, uint64_t *counter)
+{
+	shut(c->mhd);
+	c->dropped = true;
+	h->open--;
+	(*counter)++;
+}
+
+/* the connection that has waited longest for a request's headers; NULL if all are answering */
+static struct conn *longest_waiting(const struct http *h)
+{
+	struct conn *c, *oldest = NULL;
+
+	for (c = h->conns; c; c = c->next)
+		if (!c->dropped && !c->answering &&
+		    (!oldest || c->waiting_since_ns < oldest->waiting_since_ns))
+			oldest = c;
+	return oldest;
+}
+
+static void notify_connection(void *cls, struct MHD_Connection *mhd, void **socket_context,
+			      enum MHD_ConnectionNotificationCode code)
+{
+	struct http *h = cls;
+	struct conn *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (!c)
+			return;
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			h->conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		if (!c->dropped)
+			h->open--;
+		h->closed++;
+		free(c);
+		*socket_context = NULL;
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		/* a connection we cannot keep an eye on is not served */
+		shut(mhd);
+		return;
+	}
+	c->mhd = mhd;
+	c->waiting_since_ns = now_ns();
+	c->next = h->conns;
+	if (h->conns)
+		h->conns->prev = c;
+	h->conns = c;
+	*socket_context = c;
+	h->open++;
+}
+
+/* the request line is complete; its headers may not be */
+static void *request_line_read(void *cls, const char *target, struct MHD_Connection *mhd)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(mhd, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = info ? info->socket_context : NULL;
+
+	if (c) {
+		c->target = target;
+		c->target_len = target ? strlen(target) : 0;
+	}
+	return c;	/* the handler's request context */
+}
+
+static void request_done(void *cls, struct MHD_Connection *mhd, void **request_ctx,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct conn *c = *request_ctx;
+
+	if (!c)
+		return;
+	/* a keep-alive connection waits for the next request from now */
+	c->answering = false;
+	c->waiting_since_ns = now_ns();
+	c->target = NULL;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/*
+ * %HH decoded as MHD decodes it, except %00, which stays as sent: a NUL
+ * would end the path early, and "/metrics%00" would read as "/metrics".
+ */
+static size_t unescape(void *cls, struct MHD_Connection *mhd, char *str)
+{
+	const char *in = str;
+	char *out = str;
+	int hi, lo;
+
+	while (*in) {
+		if (in[0] == '%' && (hi = hex_digit(in[1])) >= 0 && (lo = hex_digit(in[2])) >= 0 &&
+		    (hi || lo)) {
+			*out++ = (char)(hi << 4 | lo);
+			in += 3;
+		} else {
+			*out++ = *in++;
+		}
+	}
+	*out = '\0';
+	return (size_t)(out - str);
+}
+
+/*
+ * MHD 0.9.75 reads a raw NUL in the request line as the end of a string:
+ * "GET /metrics<NUL>x HTTP/1.1" reaches the handler as "/metrics". It
+ * splits the line in place, a NUL for each separator, and hands on the
+ * method, the target (to the URI log callback) and the version as pointers
+ * into it: in a clean line they lie back to back, "GET\0/metrics\0HTTP/1.1",
+ * and a NUL of the client's own shortens one of them so that they do not.
+ * Should MHD ever pass these strings from elsewhere, every request fails
+ * this test, and none passes that should not.
+ */
+static bool request_line_clean(const struct conn *c, const char *method, const char *version)
+{
+	return c->target && method + strlen(method) + 1 == c->target &&
+	       c->target + c->target_len + 1 == version;
+}
+
 static enum MHD_Result queue(struct MHD_Connection *conn, unsigned int status,
 			     struct MHD_Response *resp, const char *content_type)
 {
@@ -212,9 +402,16 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 				      void **request_ctx)
 {
 	struct http *h = cls;
+	struct conn *c = *request_ctx;
 	size_t i;
 
 	h->stats.requests++;
+	if (!c)
+		return MHD_NO;	/* not in our records (out of memory): MHD closes it */
+	c->answering = true;
+	if (!request_line_clean(c, method, version))
+		return reply_text(conn, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8",
+				  "bad request line\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
 				  "only GET and HEAD\n");
@@ -242,6 +439,12 @@ int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts
 	if (!h)
 		return -ENOMEM;
 	h->opts = *opts;
+	if (!h->opts.max_connections)
+		h->opts.max_connections = MAX_CONNECTIONS;
+	if (!h->opts.headers_timeout_ms)
+		h->opts.headers_timeout_ms = HEADERS_TIMEOUT_MS;
+	if (!h->opts.idle_timeout_s)
+		h->opts.idle_timeout_s = IDLE_TIMEOUT_S;
 	h->epoll_fd = -1;
 	fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
@@ -250,7 +453,7 @@ int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts
 	}
 	/* a restarted tracelloc binds at once, though its last connections linger in TIME_WAIT */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) || bind(fd, addr, len) ||
-	    listen(fd, MAX_CONNECTIONS) || getsockname(fd, (struct sockaddr *)&bound, &bound_len)) {
+	    listen(fd, LISTEN_BACKLOG) || getsockname(fd, (struct sockaddr *)&bound, &bound_len)) {
 		err = -errno;
 		close(fd);
 		goto fail;
@@ -259,8 +462,14 @@ int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts
 	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				     0, NULL, NULL, handle_request, h,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
-				     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
+				     MHD_OPTION_CONNECTION_LIMIT,
+				     h->opts.max_connections + MHD_LIMIT_ABOVE_OURS,
+				     /* a client that stops reading its answer */
+				     MHD_OPTION_CONNECTION_TIMEOUT, h->opts.idle_timeout_s,
+				     MHD_OPTION_NOTIFY_CONNECTION, notify_connection, h,
+				     MHD_OPTION_NOTIFY_COMPLETED, request_done, h,
+				     MHD_OPTION_URI_LOG_CALLBACK, request_line_read, h,
+				     MHD_OPTION_UNESCAPE_CALLBACK, unescape, h,
 				     MHD_OPTION_END);
 	if (!h->daemon) {
 		/* whether MHD closed fd on its way out is not said: leave it */
@@ -284,8 +493,9 @@ void http__destroy(struct http *h)
 {
 	if (!h)
 		return;
+	/* closes the listening socket, and every connection: their records go with them */
 	if (h->daemon)
-		MHD_stop_daemon(h->daemon);	/* closes the listening socket */
+		MHD_stop_daemon(h->daemon);
 	free(h);
 }
 
@@ -299,20 +509,68 @@ int http__fd(const struct http *h)
 	return h->epoll_fd;
 }
 
+/* ms from now until deadline_ns, rounded up: woken a little early, the loop would spin */
+static int ms_until(uint64_t deadline_ns, uint64_t now, int max_ms)
+{
+	uint64_t ms = deadline_ns > now ? (deadline_ns - now + 999999) / 1000000 : 0;
+
+	return ms < (uint64_t)max_ms ? (int)ms : max_ms;
+}
+
 int http__timeout_ms(struct http *h, int max_ms)
 {
+	struct conn *c = longest_waiting(h);
 	MHD_UNSIGNED_LONG_LONG timeout;
+	uint64_t now = now_ns();
 
+	/* at MHD's limit, it takes the listening socket out of its epoll set until a run after a close */
+	if (h->run_again)
+		return 0;
 	if (MHD_get_timeout(h->daemon, &timeout) == MHD_YES && timeout < (unsigned int)max_ms)
-		return (int)timeout;
+		max_ms = (int)timeout;
+	if (!c)
+		return max_ms;
+	max_ms = ms_until(c->waiting_since_ns + h->opts.headers_timeout_ms * 1000000ULL, now, max_ms);
+	if (h->open > h->opts.max_connections)
+		max_ms = ms_until(c->waiting_since_ns + FAIR_CHANCE_MS * 1000000ULL, now, max_ms);
 	return max_ms;
+}
+
+/* before MHD's run, which then reads the end of their streams and closes them */
+static void drop_late(struct http *h, uint64_t now)
+{
+	uint64_t timeout_ns = h->opts.headers_timeout_ms * 1000000ULL;
+	struct conn *c;
+
+	for (c = h->conns; c; c = c->next)
+		if (!c->dropped && !c->answering && now - c->waiting_since_ns >= timeout_ns)
+			drop(h, c, &h->stats.dropped_late);
+}
+
+/*
+ * After MHD's run, not as MHD accepts: a newcomer whose request came with
+ * it has been read and is being answered by now, and is not taken for one
+ * that waits. Connections being answered are never dropped, nor those that
+ * have not had their fair chance: over the limit with only these, MHD's own
+ * limit, above ours, stops the accepting for a while.
+ */
+static void make_room(struct http *h, uint64_t now)
+{
+	struct conn *c;
+
+	while (h->open > h->opts.max_connections && (c = longest_waiting(h)) &&
+	       now - c->waiting_since_ns >= FAIR_CHANCE_MS * 1000000ULL)
+		drop(h, c, &h->stats.dropped_for_room);
 }
 
 void http__run(struct http *h)
 {
-	uint64_t start = now_ns(), took;
+	uint64_t start = now_ns(), closed = h->closed, took;
 
+	drop_late(h, start);
 	MHD_run(h->daemon);
+	make_room(h, now_ns());
+	h->run_again = h->closed != closed;
 	took = now_ns() - start;
 	h->stats.busy_ns += took;
 	if (took > h->stats.longest_run_ns)

@@ -29,13 +29,26 @@ enum http_page {
 /* writes a page to out; negative errno (the client gets a 500) */
 typedef int (*http_page_fn)(enum http_page page, FILE *out, void *ctx);
 
+/*
+ * A client has headers_timeout_ms from its connection, or from the end of
+ * its last request, to send a request's headers, and is dropped after. Of
+ * more than max_connections at once, the one that has waited longest for
+ * headers is dropped (never one being answered). A connection on which
+ * nothing moves for idle_timeout_s is closed, answered or not. 0: the
+ * defaults, 64 connections, 2000 ms, 10 s.
+ */
 struct http_opts {
 	http_page_fn write_page;
 	void *ctx;
+	unsigned int max_connections;
+	unsigned int headers_timeout_ms;
+	unsigned int idle_timeout_s;
 };
 
 struct http_stats {
 	uint64_t requests;
+	uint64_t dropped_late;		/* no headers before the deadline */
+	uint64_t dropped_for_room;	/* for a newer connection, over max_connections */
 	uint64_t busy_ns;		/* spent in http__run, pages included */
 	uint64_t longest_run_ns;	/* the longest the caller's loop was held */
 };

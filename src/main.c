@@ -833,8 +833,10 @@ static void describe_costs(struct session *s)
 	if (s->http) {
 		st = http__stats(s->http);
 		fprintf(stderr, "tracelloc: http: %llu requests, %.1f ms serving them, at most "
-			"%.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
-			st->longest_run_ns / 1e6);
+			"%.2f ms at once; connections dropped: %llu without headers in time, "
+			"%llu for room\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
+			st->longest_run_ns / 1e6, (unsigned long long)st->dropped_late,
+			(unsigned long long)st->dropped_for_room);
 	}
 	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms\n",
 		events__longest_gap_ns(s->events) / 1e6);

@@ -14,7 +14,8 @@
 #   TL_KEEP=1 tests/pprof.sh  keep every run's output (path printed)
 #
 # Needs root, $REPO/tracelloc and $REPO/build/tests/* (make tracelloc
-# targets), curl and ss. Installs Debian's golang-go when `go` is missing.
+# targets), curl, ss and python3 (tests/slow_clients.py). Installs Debian's
+# golang-go when `go` is missing.
 # Ends with the line "N passed, N failed" (tests, not assertions) and exits
 # non-zero if a test failed.
 
@@ -447,6 +448,82 @@ test_endpoint_bad_listen() { # a bad address and a port in use: one line, non-ze
 	# the first one still serves
 	assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")" 200 "the first server, after the second failed"
 	stop_listening first
+}
+
+# raw_status REQUEST: the status line the endpoint at $PORT answers to
+# REQUEST (a printf format: \0 is a NUL byte), sent as is
+raw_status() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+		printf "$2" >&3
+		head -n1 <&3 | tr -d "\r"' raw "$PORT" "$1"
+}
+
+test_endpoint_nul_path() { # /metrics%00, /metrics%00x and a raw NUL byte in the request line: 404 or 400, never the page
+	need_target hold || return
+	start_listening n hold -- 30 || return
+	local path req
+	for path in /metrics%00 /metrics%00x /debug/pprof/heap%00 /%00; do
+		assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "$URL$path")" 404 "GET $path"
+	done
+	# the same requests with and without a NUL, so that the helper is seen to work
+	assert_eq "$(raw_status 'GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n')" \
+		"HTTP/1.1 200 OK" "GET /metrics, sent raw"
+	for req in 'GET /metrics\0 HTTP/1.1' 'GET /metrics\0x HTTP/1.1' 'GET /metrics\0HTTP/1.1 HTTP/1.1' \
+		'GET\0 /metrics HTTP/1.1' 'GET /metrics?x=\0 HTTP/1.1'; do
+		assert_eq "$(raw_status "$req"'\r\nHost: t\r\nConnection: close\r\n\r\n')" \
+			"HTTP/1.1 400 Bad Request" "request line '$req' (\\0: a NUL byte)"
+	done
+	stop_listening n
+}
+
+test_endpoint_slow_clients() { # 200 clients trickling headers and 50 idle ones, back when dropped: /metrics answers in < 1 s, exactly; all of them dropped
+	need_target hold || return
+	start_listening sl hold -v -- 30 || return
+	local exp=$T_DIR/sl.exp slow_pid end live opened closed open failed late room
+	check_expect_file "$exp" hold || return
+	live=$(ledger_sum "$exp" live)
+	# for 6 s, then until tracelloc has dropped every one (at most 6 s more)
+	python3 tests/slow_clients.py "$PORT" 200 50 6 >"$T_DIR/slow.out" 2>"$T_DIR/slow.err" &
+	slow_pid=$!
+	register_pid "$slow_pid"
+	if ! wait_for_grep "$T_DIR/slow.out" '^ready$' 10 "$slow_pid"; then
+		fail "the slow clients did not connect"
+		show "$T_DIR/slow.err"
+		return 1
+	fi
+	: >"$T_DIR/probes"
+	end=$(($(date +%s%N) + 5000000000))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		: >"$T_DIR/probe"
+		curl -s -m 3 -o "$T_DIR/probe" -w '%{http_code} %{time_total} ' "$URL/metrics" >>"$T_DIR/probes"
+		awk '$1 == "tracelloc_live_bytes" { v = $2 } END { print v + 0 }' "$T_DIR/probe" \
+			>>"$T_DIR/probes"
+	done
+	note "$(wc -l <"$T_DIR/probes") probes, the slowest in" \
+		"$(awk '$2 > m { m = $2 } END { print m + 0 }' "$T_DIR/probes") s"
+	assert_int_ge "$(wc -l <"$T_DIR/probes")" 10 "probes in 5 s"
+	assert_eq "$(awk '$1 != 200' "$T_DIR/probes" | wc -l)" 0 "probes not answered 200" ||
+		show "$T_DIR/probes" 10
+	assert_eq "$(awk '$2 >= 1' "$T_DIR/probes" | wc -l)" 0 "probes answered in 1 s or more"
+	assert_eq "$(awk -v l="$live" '$3 != l' "$T_DIR/probes" | wc -l)" 0 \
+		"probes whose live bytes are not the ledger's $live"
+	wait_pid "$slow_pid" 20
+	# opened N closed N open N failed N answered N
+	read -r _ opened _ closed _ open _ failed _ < <(grep '^opened ' "$T_DIR/slow.out")
+	note "slow clients: $(grep '^opened ' "$T_DIR/slow.out")"
+	assert_int_ge "$opened" 250 "slow connections opened"
+	assert_eq "$closed" "$opened" "slow connections closed by tracelloc"
+	assert_eq "$open" 0 "slow connections left open"
+	assert_eq "$failed" 0 "slow connections that could not connect"
+	stop_listening sl
+	# every one of them dropped by tracelloc itself, and counted
+	read -r late room < <(sed -nE 's/.*connections dropped: ([0-9]+) without headers in time, ([0-9]+) for room$/\1 \2/p' \
+		"$T_DIR/sl.err")
+	assert_eq "$((late + room))" "$opened" "connections tracelloc dropped (-v: $late late, $room for room)"
+	assert_int_ge "$late" 1 "connections dropped at their deadline"
+	assert_int_ge "$room" 1 "connections dropped for room"
+	assert_eq "$SUM_LIVE_BYTES" "$live" "summary: live bytes"
 }
 
 test_scrape_under_churn() { # curl scrapes /debug/pprof/heap as fast as it can while 3 threads churn: no event lost, ledger exact

@@ -92,23 +92,67 @@ static uint64_t ms_now(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
+/* a connection to the server of h, not blocking, with a receive buffer of rcvbuf (0: the default); -1 if none */
+static int connect_with(struct http *h, int rcvbuf)
+{
+	struct sockaddr_storage addr;
+	socklen_t len;
+	int fd;
+
+	if (http__parse_listen(strrchr(http__address(h), ':') + 1, &addr, &len))
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && rcvbuf)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, len) && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int connect_to(struct http *h)
+{
+	return connect_with(h, 0);
+}
+
+/* runs the server of h for ms, as the event loop would */
+static void serve(struct http *h, int ms)
+{
+	uint64_t until = ms_now() + (uint64_t)ms;
+
+	while (ms_now() < until) {
+		struct pollfd pfd = { .fd = http__fd(h), .events = POLLIN };
+
+		poll(&pfd, 1, http__timeout_ms(h, 5));
+		http__run(h);
+	}
+}
+
+/* whether the server closed fd: the server sends nothing on the connections asked */
+static bool closed_by_server(int fd)
+{
+	char byte;
+	ssize_t n = recv(fd, &byte, 1, MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN);
+}
+
 /*
  * Sends request to the server of h and returns the whole response (malloc'ed),
  * running the server in between as an event loop would; NULL after 5 s.
  */
-static char *exchange(struct http *h, const char *request)
+static char *exchange(struct http *h, const char *request, size_t request_len)
 {
-	struct sockaddr_storage addr;
-	socklen_t len;
 	char *response = calloc(1, 65536);
 	size_t got = 0;
 	uint64_t until = ms_now() + 5000;
 	int fd = -1;
 
-	if (!response || http__parse_listen(strrchr(http__address(h), ':') + 1, &addr, &len))
+	if (!response)
 		goto fail;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || (connect(fd, (struct sockaddr *)&addr, len) && errno != EINPROGRESS))
+	fd = connect_to(h);
+	if (fd < 0)
 		goto fail;
 	/* loopback: the connection is up once the server accepts, and a short
 	 * request fits the socket buffer */
@@ -117,8 +161,8 @@ static char *exchange(struct http *h, const char *request)
 		ssize_t n;
 
 		if (request) {
-			n = send(fd, request, strlen(request), MSG_NOSIGNAL);
-			if (n == (ssize_t)strlen(request))
+			n = send(fd, request, request_len, MSG_NOSIGNAL);
+			if (n == (ssize_t)request_len)
 				request = NULL;
 			else if (n >= 0 || (errno != EAGAIN && errno != ENOTCONN))
 				goto fail;
@@ -144,10 +188,14 @@ fail:
 
 #define GET(path) "GET " path " HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
 
-static void check_response(struct http *h, const char *request, const char *status,
-			   const char *header, const char *body)
+/* request: a string literal, which may hold NUL bytes */
+#define check_response(h, request, ...) \
+	check_response_n(h, request, sizeof(request) - 1, __VA_ARGS__)
+
+static void check_response_n(struct http *h, const char *request, size_t request_len,
+			     const char *status, const char *header, const char *body)
 {
-	char *response = exchange(h, request);
+	char *response = exchange(h, request, request_len);
 	const char *got_body;
 
 	ASSERT_OK_PTR(response, "a response to %.30s", request);
@@ -193,6 +241,154 @@ TEST(http_server_pages)
 	ASSERT_EQ(pages_written[HTTP_PAGE_METRICS], 2, "metrics pages written (GET, HEAD)");
 	ASSERT_EQ(http__stats(h)->requests, 9, "requests counted");
 	http__destroy(h);
+}
+
+TEST(http_refuses_nul)
+{
+	struct http_opts opts = { .write_page = fake_page, .ctx = "the test" };
+	struct sockaddr_storage addr;
+	struct http *h = NULL;
+	socklen_t len;
+
+	memset(pages_written, 0, sizeof(pages_written));
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	/* escapes are decoded, but %00 stays as sent */
+	check_response(h, GET("/metric%73"), "HTTP/1.1 200", NULL, "page 2 of the test");
+	check_response(h, GET("/metrics%00"), "HTTP/1.1 404", NULL, NULL);
+	check_response(h, GET("/metrics%00x"), "HTTP/1.1 404", NULL, NULL);
+	check_response(h, GET("/debug/pprof/heap%00"), "HTTP/1.1 404", NULL, NULL);
+	/* a raw NUL anywhere in the request line, which MHD would read as its end */
+	check_response(h, GET("/metrics\0"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, GET("/metrics\0x"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, GET("/metrics\0HTTP/1.1"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, GET("/metrics?a=\0"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, "GET\0 /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+		       "HTTP/1.1 400", NULL, NULL);
+	check_response(h, "GET /metrics HTTP/1.1\0\r\nHost: t\r\nConnection: close\r\n\r\n",
+		       "HTTP/1.1 400", NULL, NULL);
+	ASSERT_EQ(pages_written[HTTP_PAGE_METRICS], 1, "metrics pages written (/metric%%73 only)");
+	ASSERT_EQ(pages_written[HTTP_PAGE_HEAP], 0, "heap pages written");
+	http__destroy(h);
+}
+
+TEST(http_headers_deadline)
+{
+	struct http_opts opts = { .write_page = fake_page, .ctx = "t", .headers_timeout_ms = 300 };
+	static const char request_line[] = "GET /metrics HTTP/1.1\r\n";
+	uint64_t start, trickler_closed = 0, idle_closed = 0, next_line;
+	struct sockaddr_storage addr;
+	struct http *h = NULL;
+	int trickler, idle, lines = 0, wait_ms;
+	socklen_t len;
+
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	trickler = connect_to(h);
+	idle = connect_to(h);
+	ASSERT_TRUE(trickler >= 0 && idle >= 0, "two connections");
+	start = next_line = ms_now();
+	serve(h, 20);
+	wait_ms = http__timeout_ms(h, 10000);
+	ASSERT_TRUE(wait_ms > 0 && wait_ms <= 300, "waits %d ms at most: the next deadline", wait_ms);
+	/* a header line every 50 ms would keep MHD's own timeout from ever firing */
+	while ((!trickler_closed || !idle_closed) && ms_now() < start + 3000) {
+		if (!trickler_closed && ms_now() >= next_line) {
+			if (lines++)
+				send(trickler, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL);
+			else
+				send(trickler, request_line, sizeof(request_line) - 1, MSG_NOSIGNAL);
+			next_line += 50;
+		}
+		serve(h, 5);
+		if (!trickler_closed && closed_by_server(trickler))
+			trickler_closed = ms_now();
+		if (!idle_closed && closed_by_server(idle))
+			idle_closed = ms_now();
+	}
+	close(trickler);
+	close(idle);
+	ASSERT_TRUE(trickler_closed, "the client trickling its headers is dropped");
+	ASSERT_TRUE(idle_closed, "the client sending nothing is dropped");
+	ASSERT_GE(trickler_closed - start, 300, "the trickling client dropped after its deadline");
+	ASSERT_LE(trickler_closed - start, 1000, "the trickling client dropped at its deadline");
+	ASSERT_GE(idle_closed - start, 300, "the idle client dropped after its deadline");
+	ASSERT_LE(idle_closed - start, 1000, "the idle client dropped at its deadline");
+	ASSERT_GE(lines, 6, "header lines sent");
+	ASSERT_EQ(http__stats(h)->dropped_late, 2, "connections dropped late");
+	/* and a request made at once is answered, before and after */
+	check_response(h, GET("/metrics"), "HTTP/1.1 200", NULL, "page 2 of t");
+	http__destroy(h);
+}
+
+/* more than the server's socket buffer (4 MB at most) and a small receive buffer hold */
+#define BIG_PAGE_SIZE (8 << 20)
+
+/* unread, it keeps its connection answering */
+static int big_page(enum http_page page, FILE *out, void *ctx)
+{
+	static char line[4096];
+	size_t i;
+
+	memset(line, 'x', sizeof(line));
+	for (i = 0; i < BIG_PAGE_SIZE / sizeof(line); i++)
+		fwrite(line, 1, sizeof(line), out);
+	return 0;
+}
+
+TEST(http_room_for_newcomers)
+{
+	struct http_opts opts = { .write_page = big_page, .max_connections = 4 };
+	static const char request[] = GET("/metrics");
+	struct sockaddr_storage addr;
+	struct http *h = NULL;
+	int fds[6], answered, i;
+	uint64_t until;
+	size_t got = 0;
+	char buf[65536];
+	ssize_t n;
+	socklen_t len;
+
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	/* the oldest, being answered and not reading */
+	answered = connect_with(h, 16384);
+	ASSERT_TRUE(answered >= 0, "a connection");
+	ASSERT_EQ(send(answered, request, sizeof(request) - 1, MSG_NOSIGNAL), sizeof(request) - 1,
+		  "the request sent");
+	serve(h, 100);
+	ASSERT_EQ(http__stats(h)->requests, 1, "the request read");
+	/* then one idle connection after another, each older than a newcomer's fair chance */
+	for (i = 0; i < 5; i++) {
+		fds[i] = connect_to(h);
+		ASSERT_TRUE(fds[i] >= 0, "connection %d", i);
+		serve(h, 100);
+	}
+	ASSERT_TRUE(closed_by_server(fds[0]), "the first idle connection made room for the fourth");
+	ASSERT_TRUE(closed_by_server(fds[1]), "the second idle connection made room for the fifth");
+	for (i = 2; i < 5; i++)
+		ASSERT_TRUE(!closed_by_server(fds[i]), "idle connection %d still open", i);
+	ASSERT_EQ(http__stats(h)->dropped_for_room, 2, "connections dropped for room");
+	ASSERT_EQ(http__stats(h)->dropped_late, 0, "connections dropped late");
+	/* the answer, whole */
+	until = ms_now() + 10000;
+	while (ms_now() < until) {
+		struct pollfd pfds[2] = { { .fd = http__fd(h), .events = POLLIN },
+					  { .fd = answered, .events = POLLIN } };
+
+		poll(pfds, 2, http__timeout_ms(h, 5));
+		http__run(h);
+		while ((n = recv(answered, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+			got += (size_t)n;
+		if (!n)
+			break;
+	}
+	for (i = 0; i < 5; i++)
+		close(fds[i]);
+	close(answered);
+	http__destroy(h);
+	ASSERT_GT(got, BIG_PAGE_SIZE, "bytes of the answer (headers and page)");
+	ASSERT_LT(got, BIG_PAGE_SIZE + 1024, "bytes of the answer (headers and page)");
 }
 
 TEST(http_port_in_use)
