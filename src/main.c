@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -566,6 +567,40 @@ static int add_fd(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/*
+ * A pipe whose reader has gone reports EPOLLERR (a socket or terminal
+ * EPOLLHUP) whatever events were asked for. Regular files and /dev/null
+ * cannot be polled (EPERM), and never close under us.
+ */
+static void watch_closing(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = 0, .data.fd = fd };
+
+	epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void stream_closed(int fd, char *ending, size_t ending_size)
+{
+	snprintf(ending, ending_size, "standard %s closed",
+		 fd == STDOUT_FILENO ? "output" : "error");
+}
+
+/* a report that found its reader gone (EPIPE): the end of the trace, as Ctrl-C */
+static bool report_reader_gone(struct session *s, char *ending, size_t ending_size)
+{
+	struct pollfd pfd = { .fd = fileno(s->report_out) };
+	bool gone;
+
+	if (!ferror(s->report_out))
+		return false;
+	gone = errno == EPIPE ||
+	       (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)));
+	clearerr(s->report_out);
+	if (gone)
+		stream_closed(pfd.fd, ending, ending_size);
+	return gone;
+}
+
 static int new_timer(double first_s, double every_s)
 {
 	struct itimerspec its = {
@@ -672,6 +707,9 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		fail(err, "cannot wait for events");
 		goto out;
 	}
+	/* `tracelloc ... | head`: the end when head has read enough */
+	watch_closing(epfd, STDOUT_FILENO);
+	watch_closing(epfd, STDERR_FILENO);
 
 	s->rate_from_ns = now_ns();
 	s->tracing = true;
@@ -724,6 +762,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			} else if (fd == end_fd) {
 				snprintf(ending, ending_size, "duration elapsed");
 				done = true;
+			} else if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
+				if (!done)
+					stream_closed(fd, ending, ending_size);
+				done = true;
 			} else if (fd == tick_fd) {
 				uint64_t expirations;
 				struct loss loss;
@@ -745,6 +787,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 						  s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
 				print_report(s);
+				if (!done && report_reader_gone(s, ending, ending_size))
+					done = true;
 			}
 		}
 		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
@@ -892,12 +936,24 @@ static int finish(struct session *s, const char *ending)
 	return write_outputs(s);
 }
 
+/* fds 0-2 open, so that no file tracelloc opens is taken for standard output */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) < 0)
+			break;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .signal_fd = -1, .report_out = stdout };
 	char ending[128] = "stopped";
 	int err;
 
+	hold_std_fds();
 	err = options__parse(argc, argv, &s.opts);
 	if (err)
 		return err == OPTIONS_EXIT ? 0 : 2;
