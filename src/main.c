@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -51,6 +52,7 @@ struct session {
 	struct symbolizer *symbolizer;
 	struct filter *filter;
 	struct http *http;
+	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
 	int signal_fd;
 	double start_s;
 	struct heap_stats last_report;	/* the heap when the last report was printed */
@@ -480,30 +482,72 @@ static int write_page(enum http_page page, FILE *out, void *ctx)
 	return -ENOENT;
 }
 
-static int write_outputs(struct session *s)
+struct output {
+	const char *flag;
+	const char *path;
+	int (*write_fn)(FILE *out, void *ctx);
+};
+
+#define MAX_OUTPUTS 3
+
+/* the output files asked for, in the order they are written */
+static size_t list_outputs(const struct session *s, struct output outs[MAX_OUTPUTS])
+{
+	size_t n = 0;
+
+	if (s->opts.svg_path)
+		outs[n++] = (struct output){ "--svg", s->opts.svg_path, write_svg };
+	if (s->opts.pprof_path)
+		outs[n++] = (struct output){ "--pprof", s->opts.pprof_path, write_pprof };
+	if (s->opts.flamegraph_path)
+		outs[n++] = (struct output){ "--flamegraph", s->opts.flamegraph_path, write_folded };
+	return n;
+}
+
+/* one line for an output that cannot be written (t as far as it was resolved) */
+static int output_failed(const char *path, const struct outfile_target *t, int err)
+{
+	if (t->kind == OUTFILE_BLOCK_DEVICE)
+		return fail(0, "will not write %s: it is a block device", path);
+	if (t->kind == OUTFILE_FOREIGN_LINK)
+		return fail(0, "will not follow %s: a symlink in a sticky world-writable directory, "
+			    "owned by neither the directory's owner nor you", t->path);
+	if (err == -ENXIO && S_ISFIFO(t->type))
+		return fail(0, "cannot write %s: no reader", path);
+	return fail(err, "cannot write %s", path);
+}
+
+static int write_output(struct session *s, const struct output *o)
 {
 	uint64_t start = now_ns();
+	struct outfile_target t;
 	int err;
 
-	if (s->opts.svg_path) {
-		err = outfile__write(s->opts.svg_path, write_svg, s);
-		if (err)
-			return fail(err, "cannot write %s", s->opts.svg_path);
-	}
-	if (s->opts.pprof_path) {
-		err = outfile__write(s->opts.pprof_path, write_pprof, s);
-		if (err)
-			return fail(err, "cannot write %s", s->opts.pprof_path);
-	}
-	if (!s->opts.flamegraph_path)
+	/* resolved again: what the path names may have changed while tracing */
+	err = outfile__resolve(o->path, &t);
+	if (!err)
+		err = outfile__write(&t, o->write_fn, s);
+	/* standard output's reader has gone (`| head`): it wants no more, and no complaint */
+	if (err == -EPIPE && t.kind == OUTFILE_STDOUT)
 		return 0;
-	err = outfile__write(s->opts.flamegraph_path, write_folded, s);
 	if (err)
-		return fail(err, "cannot write %s", s->opts.flamegraph_path);
+		return output_failed(o->path, &t, err);
 	if (s->opts.verbose)
-		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", s->opts.flamegraph_path,
-			(now_ns() - start) / 1e6);
+		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", o->path, (now_ns() - start) / 1e6);
 	return 0;
+}
+
+/* every output is attempted, whatever became of the ones before */
+static int write_outputs(struct session *s)
+{
+	struct output outs[MAX_OUTPUTS];
+	size_t i, n = list_outputs(s, outs);
+	int failed = 0;
+
+	for (i = 0; i < n; i++)
+		if (write_output(s, &outs[i]))
+			failed = 1;
+	return failed;
 }
 
 static void print_report(struct session *s)
@@ -512,7 +556,7 @@ static void print_report(struct session *s)
 		.top = s->opts.top,
 		.min_age_ns = (uint64_t)(s->opts.min_age_s * 1e9),
 		.sort = s->opts.sort,
-		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.color = isatty(fileno(s->report_out)) && !getenv("NO_COLOR"),
 		.now_ns = now_ns(),
 	};
 	struct profile *p;
@@ -523,7 +567,7 @@ static void print_report(struct session *s)
 	s->last_report = *heap__stats(s->heap);
 	s->reported = true;
 	p = snapshot(s, false);
-	err = p ? report__top(stdout, p, s->heap, &ro) : -ENOMEM;
+	err = p ? report__top(s->report_out, p, s->heap, &ro) : -ENOMEM;
 	if (err)
 		fail(err, "cannot print the report");
 	profile__destroy(p);
@@ -534,6 +578,40 @@ static int add_fd(int epfd, int fd)
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/*
+ * A pipe whose reader has gone reports EPOLLERR (a socket or terminal
+ * EPOLLHUP) whatever events were asked for. Regular files and /dev/null
+ * cannot be polled (EPERM), and never close under us.
+ */
+static void watch_closing(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = 0, .data.fd = fd };
+
+	epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void stream_closed(int fd, char *ending, size_t ending_size)
+{
+	snprintf(ending, ending_size, "standard %s closed",
+		 fd == STDOUT_FILENO ? "output" : "error");
+}
+
+/* a report that found its reader gone (EPIPE): the end of the trace, as Ctrl-C */
+static bool report_reader_gone(struct session *s, char *ending, size_t ending_size)
+{
+	struct pollfd pfd = { .fd = fileno(s->report_out) };
+	bool gone;
+
+	if (!ferror(s->report_out))
+		return false;
+	gone = errno == EPIPE ||
+	       (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)));
+	clearerr(s->report_out);
+	if (gone)
+		stream_closed(pfd.fd, ending, ending_size);
+	return gone;
 }
 
 static int new_timer(double first_s, double every_s)
@@ -651,6 +729,9 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		fail(err, "cannot wait for events");
 		goto out;
 	}
+	/* `tracelloc ... | head`: the end when head has read enough */
+	watch_closing(epfd, STDOUT_FILENO);
+	watch_closing(epfd, STDERR_FILENO);
 
 	s->rate_from_ns = now_ns();
 	s->tracing = true;
@@ -703,6 +784,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			} else if (fd == end_fd) {
 				snprintf(ending, ending_size, "duration elapsed");
 				done = true;
+			} else if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
+				if (!done)
+					stream_closed(fd, ending, ending_size);
+				done = true;
 			} else if (fd == tick_fd) {
 				uint64_t expirations;
 				struct loss loss;
@@ -719,10 +804,13 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (s->opts.interval_s <= 0)
 					continue;
 				read_loss(s, &loss);
-				report__live_line(stdout, (now_ns() / 1e9) - s->start_s, heap__stats(s->heap),
-						  &prev, s->opts.interval_s * expirations, &loss);
+				report__live_line(s->report_out, (now_ns() / 1e9) - s->start_s,
+						  heap__stats(s->heap), &prev,
+						  s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
 				print_report(s);
+				if (!done && report_reader_gone(s, ending, ending_size))
+					done = true;
 			}
 		}
 		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
@@ -755,7 +843,7 @@ static void print_summary(struct session *s, const char *ending)
 	};
 
 	read_loss(s, &sum.loss);
-	report__summary(stdout, &sum);
+	report__summary(s->report_out, &sum);
 	if (events__malformed(s->events))
 		fprintf(stderr, "tracelloc: %llu malformed records ignored\n",
 			(unsigned long long)events__malformed(s->events));
@@ -779,14 +867,28 @@ static void session_destroy(struct session *s)
 /* output files: fail before tracing, not after */
 static int check_outputs(struct session *s)
 {
-	const char *paths[] = { s->opts.flamegraph_path, s->opts.svg_path, s->opts.pprof_path };
-	size_t i;
+	struct output outs[MAX_OUTPUTS];
+	size_t i, n = list_outputs(s, outs);
+	const struct output *to_stdout = NULL;
+	struct outfile_target t;
 	int err;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		if (paths[i] && (err = outfile__check(paths[i])))
-			return fail(err, "cannot write %s", paths[i]);
+	for (i = 0; i < n; i++) {
+		err = outfile__resolve(outs[i].path, &t);
+		if (!err)
+			err = outfile__check(&t);
+		if (err)
+			return output_failed(outs[i].path, &t, err);
+		if (t.kind != OUTFILE_STDOUT)
+			continue;
+		if (to_stdout)
+			return fail(0, "%s %s and %s %s both go to standard output: only one output can",
+				    to_stdout->flag, to_stdout->path, outs[i].flag, outs[i].path);
+		to_stdout = &outs[i];
 	}
+	/* nothing of the reports may mix into an output there */
+	if (to_stdout)
+		s->report_out = stderr;
 	return 0;
 }
 
@@ -858,12 +960,24 @@ static int finish(struct session *s, const char *ending)
 	return write_outputs(s);
 }
 
+/* fds 0-2 open, so that no file tracelloc opens is taken for standard output */
+static void hold_std_fds(void)
+{
+	int fd;
+
+	for (fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) < 0)
+			break;
+}
+
 int main(int argc, char **argv)
 {
-	struct session s = { .signal_fd = -1 };
+	struct session s = { .signal_fd = -1, .report_out = stdout };
 	char ending[128] = "stopped";
 	int err;
 
+	hold_std_fds();
 	err = options__parse(argc, argv, &s.opts);
 	if (err)
 		return err == OPTIONS_EXIT ? 0 : 2;

@@ -77,6 +77,8 @@ static const char usage[] =
 	"                                /metrics over HTTP while tracing; ADDR defaults to\n"
 	"                                127.0.0.1 (PORT 0: any free port)\n"
 	"\n"
+	"An output FILE of - is standard output; the reports then go to stderr.\n"
+	"\n"
 	"  -v, --verbose                 show libbpf messages\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";

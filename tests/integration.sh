@@ -829,6 +829,185 @@ test_folded_format() { # format rules, outermost-first order, atomic write (no t
 	assert_eq "$left" "basic.fg cxx.fg " "files in the output directory"
 }
 
+# ================================================================ where outputs go
+
+# check_basic_counts FILE WHAT: FILE is basic's folded output with -m count,
+# whole: every site's calls as basic.c makes them, 55 in all
+check_basic_counts() {
+	local fg=$1 what=$2 site want
+	check_folded_format "$fg" "$what" || return
+	for site in site_malloc_mixed:24 site_malloc_freed:10 site_calloc_freed:7 site_malloc_leak:5 \
+		site_calloc_leak:3 site_malloc_zero:3 site_malloc_big:2 site_deep_alloc:1; do
+		want=${site#*:}
+		site=${site%:*}
+		assert_eq "$(fold_sum "$fg" "$site")" "$want" "$what: calls of $site"
+	done
+	assert_eq "$(fold_total "$fg")" 55 "$what: calls in all"
+}
+
+# device_id PATH: "character special file 1,3" for /dev/null
+device_id() {
+	stat -c '%F %t,%T' "$1" 2>&1
+}
+
+test_output_devices() { # --pprof/--flamegraph to a char device: written to, never replaced (the real /dev/null too); /dev/full: ENOSPC
+	need_target basic || return
+	if ! { mknod "$T_DIR/null" c 1 3 && mknod "$T_DIR/full" c 1 7; }; then
+		fail "devices: mknod"
+		return
+	fi
+	tl_run n -m count --pprof "$T_DIR/null" -f "$T_DIR/null" -- "$TB/basic"
+	check_normal_end n '^target exited with status 0$' "a copy of /dev/null"
+	assert_eq "$(device_id "$T_DIR/null")" "character special file 1,3" "a copy of /dev/null stays the device"
+	assert_no_grep "$T_DIR/n.err" 'cannot' "a copy of /dev/null: no complaint"
+	tl_run r -m count --pprof /dev/null -f /dev/null -- "$TB/basic"
+	if ! assert_eq "$(device_id /dev/null)" "character special file 1,3" "the real /dev/null stays the device"; then
+		rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+	fi
+	check_normal_end r '^target exited with status 0$' "/dev/null"
+	# the device's own reason, not the writer's "Input/output error"
+	tl_run f -m count -f "$T_DIR/full" -- "$TB/basic"
+	assert_eq "$TL_RC" 1 "a copy of /dev/full: exit status"
+	assert_grep "$T_DIR/f.err" "^tracelloc: cannot write $T_DIR/full: No space left on device\$" \
+		"a copy of /dev/full: the line says why" || show "$T_DIR/f.err"
+	assert_eq "$(device_id "$T_DIR/full")" "character special file 1,7" "a copy of /dev/full stays the device"
+	parse_summary "$T_DIR/f.out"
+}
+
+test_output_fifo() { # a FIFO with a reader gets the exact folded content; with none, one line at the end, no hang
+	need_target basic || return
+	local reader t0
+	mkfifo "$T_DIR/fifo" || {
+		fail "fifo: mkfifo"
+		return
+	}
+	# killed by the harness if it is still waiting (for a FIFO that was replaced)
+	cat "$T_DIR/fifo" >"$T_DIR/read.fg" &
+	reader=$!
+	register_pid "$reader"
+	tl_run w -m count -f "$T_DIR/fifo" -- "$TB/basic"
+	check_normal_end w '^target exited with status 0$' "fifo"
+	wait_pid "$reader" 10 || fail "fifo: the reader did not see the end"
+	check_basic_counts "$T_DIR/read.fg" "what the FIFO's reader got"
+	[ -p "$T_DIR/fifo" ] || fail "fifo: no longer a FIFO"
+	# nobody reads: the check at the start cannot know, the write says so at once
+	t0=$(now_ns)
+	tl_run nr -m count -f "$T_DIR/fifo" -- "$TB/basic"
+	assert_between "$(secs_since "$t0")" 0 20 "fifo with no reader: seconds tracelloc ran"
+	assert_eq "$TL_RC" 1 "fifo with no reader: exit status"
+	assert_grep "$T_DIR/nr.err" "^tracelloc: cannot write $T_DIR/fifo: no reader\$" "fifo with no reader: the line" ||
+		show "$T_DIR/nr.err"
+	[ -p "$T_DIR/fifo" ] || fail "fifo with no reader: no longer a FIFO"
+}
+
+test_output_stdout() { # -f /dev/stdout into a pipe, -f -, -f >(cat): the folded lines alone there, the report on stderr
+	need_target basic || return
+	local reader
+	timeout -k 5 "$TL_TIMEOUT" "$TL" -m count -f /dev/stdout -- "$TB/basic" 2>"$T_DIR/p.err" </dev/null |
+		cat >"$T_DIR/p.out"
+	TL_RC=${PIPESTATUS[0]}
+	assert_eq "$TL_RC" 0 "/dev/stdout: exit status" || show "$T_DIR/p.err"
+	check_basic_counts "$T_DIR/p.out" "/dev/stdout into a pipe"
+	parse_summary "$T_DIR/p.err"
+	assert_grep "$T_DIR/p.err" '^==> [0-9]+ top allocators' "/dev/stdout: the report on stderr"
+	# -: standard output, a regular file here
+	tl_run d -m count -f - -- "$TB/basic"
+	assert_eq "$TL_RC" 0 "-: exit status"
+	check_basic_counts "$T_DIR/d.out" "-f -"
+	parse_summary "$T_DIR/d.err"
+	# a process substitution: /dev/fd/N, a pipe
+	tl_run ps -m count -f >(cat >"$T_DIR/ps.fg") -- "$TB/basic"
+	reader=$!
+	register_pid "$reader"
+	wait_pid "$reader" 10 || fail ">(cat): the reader did not see the end"
+	assert_eq "$TL_RC" 0 ">(cat): exit status" || show "$T_DIR/ps.err"
+	check_basic_counts "$T_DIR/ps.fg" "-f >(cat)"
+	parse_summary "$T_DIR/ps.out"
+}
+
+test_output_own_symlink() { # a link of the user's own, even in a sticky dir: followed, the link stays, its target replaced whole
+	need_target basic || return
+	local d=$T_DIR/sticky left
+	mkdir -p "$d" "$T_DIR/real" && chmod 1777 "$d"
+	echo "stale;old_stack 999999999" >"$T_DIR/real/out.fg"
+	ln -s "$T_DIR/real/out.fg" "$d/out.fg"
+	tl_run l -m count -f "$d/out.fg" -- "$TB/basic"
+	check_normal_end l '^target exited with status 0$' "own symlink"
+	[ -L "$d/out.fg" ] || fail "own symlink: no longer a symlink"
+	assert_eq "$(readlink "$d/out.fg")" "$T_DIR/real/out.fg" "own symlink: its text"
+	check_basic_counts "$T_DIR/real/out.fg" "own symlink: its target"
+	left=$(cd "$T_DIR/real" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
+	assert_eq "$left" "out.fg " "own symlink: files beside its target (no temp file)"
+}
+
+test_output_full_disk() { # --svg and -f on a full filesystem: the folded file written whole, one line "No space left on device", exit 1
+	need_target basic || return
+	local m=$T_DIR/full left
+	mkdir -p "$m"
+	if ! mount -t tmpfs -o size=64k tracelloc-test "$m"; then
+		fail "full disk: cannot mount a tmpfs"
+		return
+	fi
+	# 12 KiB left: the folded file (2 KiB) fits, the SVG (38 KiB) does not
+	dd if=/dev/zero of="$m/fill" bs=4k count=13 status=none
+	tl_run s -m count --svg "$m/out.svg" -f "$m/out.fg" -- "$TB/basic"
+	assert_eq "$TL_RC" 1 "full disk: exit status"
+	parse_summary "$T_DIR/s.out"
+	assert_eq "$(grep -c . "$T_DIR/s.err")" 2 "full disk: lines on stderr (attached, one failure)" ||
+		show "$T_DIR/s.err"
+	assert_grep "$T_DIR/s.err" "^tracelloc: cannot write $m/out.svg: No space left on device\$" \
+		"full disk: the SVG's line says why"
+	check_basic_counts "$m/out.fg" "full disk: the folded file"
+	left=$(cd "$m" && find . -mindepth 1 | sed 's|^\./||' | sort | tr '\n' ' ')
+	assert_eq "$left" "fill out.fg " "full disk: files (no SVG, no temp file)"
+	umount "$m" || fail "full disk: umount"
+}
+
+# head_pipe NAME stdout|stderr ARGS...: tracelloc ARGS, that stream piped
+# to head -1 (stdout to NAME.out, stderr to NAME.err otherwise); each end's
+# time in NAME.end and NAME.head_end, tracelloc's status in NAME.rc
+head_pipe() {
+	local name=$1 stream=$2
+	shift 2
+	{
+		if [ "$stream" = stdout ]; then
+			timeout -k 5 "$TL_TIMEOUT" "$TL" "$@" 2>"$T_DIR/$name.err" </dev/null
+		else
+			timeout -k 5 "$TL_TIMEOUT" "$TL" "$@" 2>&1 >"$T_DIR/$name.out" </dev/null
+		fi
+		echo $? >"$T_DIR/$name.rc"
+		now_ns >"$T_DIR/$name.end"
+	} | {
+		head -1 >"$T_DIR/$name.head"
+		now_ns >"$T_DIR/$name.head_end"
+	}
+}
+
+# head_check NAME WHAT: tracelloc ended within 3 s of head, with status 0
+head_check() {
+	local name=$1 what=$2 el
+	el=$(awk -v a="$(cat "$T_DIR/$name.head_end")" -v b="$(cat "$T_DIR/$name.end")" \
+		'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	note "$what: tracelloc ended ${el}s after head"
+	assert_between "$el" 0 3 "$what: seconds tracelloc ran after head ended"
+	assert_eq "$(cat "$T_DIR/$name.rc")" 0 "$what: exit status"
+}
+
+test_head_closes_stdout() { # tracelloc | head -1 (a 20 s target): ends when head has, outputs still written, exit 0
+	need_target sleeper || return
+	head_pipe h stdout -i 0.1 -f "$T_DIR/h.fg" -- "$TB/sleeper" 20
+	head_check h "| head -1"
+	assert_grep "$T_DIR/h.head" '^\[ *[0-9]+\.[0-9]s\] live: ' "| head -1: head got a live line"
+	assert_eq "$(fold_sum "$T_DIR/h.fg" site_sleeper_start)" 4096 "| head -1: the folded file, written"
+	assert_no_grep "$T_DIR/h.err" 'cannot|Broken pipe' "| head -1: no complaint about the closed pipe"
+	# -f -: the folded lines on stdout, the reports on stderr, which closes
+	head_pipe e stderr -i 0.1 -f - -- "$TB/sleeper" 20
+	head_check e "2>&1 >file | head -1"
+	assert_grep "$T_DIR/e.head" '^tracelloc: attached to pid ' "2>&1 >file | head -1: head got stderr"
+	assert_eq "$(fold_sum "$T_DIR/e.out" site_sleeper_start)" 4096 "2>&1 >file | head -1: the folded lines on stdout"
+	assert_no_grep "$T_DIR/e.out" '^==> |live: ' "2>&1 >file | head -1: no report on stdout"
+}
+
 test_summary_invariant() { # live allocations = allocation calls - frees (launch mode)
 	need_target basic || return
 	need_target realloc || return
@@ -952,6 +1131,46 @@ test_bad_unwritable_flamegraph() { # -f under /proc/nonexistent, under a file, n
 	marker_cmd
 	bad_input "-f in read-only sysfs" -f /sys/tracelloc-test.fg -- "$TB/exitcode" 0
 	[ ! -e /sys/tracelloc-test.fg ] || fail "a file appeared in /sys"
+}
+
+test_bad_foreign_symlink() { # -f through another user's symlink in a sticky world-writable dir: refused with one line, nothing written
+	need_target exitcode || return
+	local d=$T_DIR/sticky
+	mkdir -p "$d" && chmod 1777 "$d"
+	echo "precious" >"$T_DIR/victim"
+	if ! { ln -s "$T_DIR/victim" "$d/out.fg" && ln -s "$T_DIR/new-file" "$d/new.fg" &&
+		chown -h 65534 "$d/out.fg" "$d/new.fg"; }; then
+		fail "foreign symlink: setup"
+		return
+	fi
+	marker_cmd
+	bad_input "-f through another user's symlink in a sticky dir" -f "$d/out.fg" -- "$TB/exitcode" 0
+	assert_grep "$T_DIR/bad.err" "^tracelloc: will not follow $d/out.fg: " "foreign symlink: the line names the link"
+	assert_eq "$(cat "$T_DIR/victim")" precious "foreign symlink: its target untouched"
+	[ -L "$d/out.fg" ] || fail "foreign symlink: no longer a symlink"
+	marker_cmd
+	bad_input "--pprof through another user's dangling symlink" --pprof "$d/new.fg" -- "$TB/exitcode" 0
+	[ ! -e "$T_DIR/new-file" ] || fail "foreign symlink: a file was created where it points"
+}
+
+test_bad_block_device() { # -f naming a block device: refused with one line
+	need_target exitcode || return
+	# local major 240: no driver, nothing to harm even if it were opened
+	mknod "$T_DIR/disk" b 240 0 || {
+		fail "block device: mknod"
+		return
+	}
+	marker_cmd
+	bad_input "-f a block device" -f "$T_DIR/disk" -- "$TB/exitcode" 0
+	assert_grep "$T_DIR/bad.err" "block device" "block device: the line says why"
+	assert_eq "$(stat -c %F "$T_DIR/disk")" "block special file" "block device: still one"
+}
+
+test_bad_two_stdout() { # two outputs to standard output (-f - --svg /dev/stdout): refused with one line
+	need_target exitcode || return
+	marker_cmd
+	bad_input "-f - --svg /dev/stdout" -f - --svg /dev/stdout -- "$TB/exitcode" 0
+	assert_grep "$T_DIR/bad.err" 'standard output' "two to stdout: the line says why"
 }
 
 test_bad_interval() { # -i abc, -i -1
