@@ -121,7 +121,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o
+FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:
@@ -135,7 +135,7 @@ $(OUT)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c src/symbolize.c src/attach.c $(wildc
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
-$(OUT)/fuzz/seeds: tests/fuzz/seeds.sh tests/fuzz/fakelibc.c $(TEST_TARGETS)
+$(OUT)/fuzz/seeds: tests/fuzz/seeds.sh tests/fuzz/fakelibc.c tests/fuzz/realign.c $(TEST_TARGETS)
 	rm -rf $@ && tests/fuzz/seeds.sh $@
 
 fuzz: deps
