@@ -45,7 +45,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench longrun browser-test lint fuzz fuzz-regress
+.PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz \
+	fuzz-regress
 .DELETE_ON_ERROR:
 
 # with SANITIZE=1, the unit tests too
@@ -121,7 +122,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o
+FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:
@@ -135,7 +136,7 @@ $(OUT)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c src/symbolize.c src/attach.c $(wildc
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
-$(OUT)/fuzz/seeds: tests/fuzz/seeds.sh tests/fuzz/fakelibc.c $(TEST_TARGETS)
+$(OUT)/fuzz/seeds: tests/fuzz/seeds.sh tests/fuzz/fakelibc.c tests/fuzz/realign.c $(TEST_TARGETS)
 	rm -rf $@ && tests/fuzz/seeds.sh $@
 
 fuzz: deps
@@ -186,6 +187,17 @@ browser-test: all $(OUT)/demo
 bench: deps
 	$(MAKE) all
 	bench/run.sh
+
+# rows, bytes and build time of the unwind tables of UNWIND_FILES
+UNWIND_FILES ?= /usr/bin/perl /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11
+
+$(OBJ)/bench/unwind_tables: bench/unwind_tables.c src/unwind.h include/tracelloc.h \
+		$(OBJ)/unwind.o $(OBJ)/table.o
+	mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/unwind.o $(OBJ)/table.o $(LDLIBS)
+
+bench-unwind: $(OBJ)/bench/unwind_tables
+	$< $(UNWIND_FILES)
 
 # ten minutes of a 2-thread target at full speed: daemon memory and losses
 longrun: deps

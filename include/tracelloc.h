@@ -79,4 +79,43 @@ enum bpf_counter {
 	COUNTER__COUNT,
 };
 
+/*
+ * Unwinding without frame pointers: the rows of one file's CFI (x86-64),
+ * built by the daemon (src/unwind.c), sorted by pc. A row holds from its pc,
+ * an ELF virtual address (the load bias subtracted), up to the next row's pc.
+ * The caller's rsp is the CFA and its return address is at CFA - 8.
+ */
+enum unwind_cfa {
+	UNWIND_CFA_GAP = 0,	/* no CFI covers the pc (between functions) */
+	UNWIND_CFA_RSP,		/* CFA = rsp + cfa_offset */
+	UNWIND_CFA_RBP,		/* CFA = rbp + cfa_offset */
+	/* a .plt entry: CFA = rsp + 8 + (((rip & 15) >= cfa_offset) << 3), that
+	 * is 8 more once the entry pushed its index (cfa_offset 11; 10 with IBT) */
+	UNWIND_CFA_PLT,
+	UNWIND_CFA_DEREF_RBP,	/* CFA = *(rbp + cfa_offset): a function that realigns its stack */
+	/* a signal trampoline (__restore_rt): the interrupted rsp is saved at
+	 * rsp + cfa_offset, its rip 8 bytes above, its rbp at rsp + rbp_offset */
+	UNWIND_CFA_SIGNAL,
+	UNWIND_CFA_OUTERMOST,	/* no return address (_start, a new thread): the stack ends */
+	UNWIND_CFA_UNKNOWN,	/* a rule not followed here: the stack ends */
+};
+
+enum unwind_rbp {
+	UNWIND_RBP_UNKNOWN = 0,	/* a rule not followed here */
+	UNWIND_RBP_SAME,	/* the caller's rbp is rbp */
+	UNWIND_RBP_AT_CFA,	/* saved at CFA + rbp_offset */
+	UNWIND_RBP_AT_RBP,	/* saved at rbp + rbp_offset (stack realignment) */
+	UNWIND_RBP_UNDEFINED,	/* not recoverable */
+};
+
+/* 12 bytes; the fields a kind does not use are 0 (rbp_kind is 0 in GAP,
+ * OUTERMOST, UNKNOWN and SIGNAL rows) */
+struct unwind_row {
+	unsigned int pc;
+	int cfa_offset;
+	short rbp_offset;
+	unsigned char cfa_kind;		/* enum unwind_cfa */
+	unsigned char rbp_kind;		/* enum unwind_rbp */
+};
+
 #endif /* TRACELLOC_H */

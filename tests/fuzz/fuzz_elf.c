@@ -6,7 +6,10 @@
  *    addresses inside it are located (symbol tables, DWARF scopes and inline
  *    chains, line tables, demangling, .gnu_debuglink and build-id lookups);
  *  - the allocator scan of attach: symbol tables, SONAME, the PT_LOAD that
- *    holds each allocator, and the instructions at its entry.
+ *    holds each allocator, and the instructions at its entry;
+ *  - the unwind table builder: .eh_frame (and the .eh_frame_hdr libdw
+ *    searches), .debug_frame, the input as its own debug file; its rows
+ *    must come out sorted, found by unwind__find, and end with a GAP.
  * Any crash, sanitizer report, leak or file left open is a bug. The static
  * functions are reached by including the sources.
  *
@@ -14,6 +17,7 @@
  */
 #include "symbolize.c"
 #include "attach.c"
+#include "unwind.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -178,12 +182,35 @@ out:
 	elf_end(elf);
 }
 
+static void fuzz_unwind(int fd)
+{
+	/* read for its .debug_frame when the input has no .eh_frame */
+	struct unwind_opts opts = { .debug_path = file_path };
+	const struct unwind_row *rows;
+	struct unwind_table *t;
+	size_t n, i;
+
+	if (unwind__build(fd, &opts, &t))
+		return;
+	rows = unwind__rows(t, &n);
+	if (!n || rows[n - 1].cfa_kind != UNWIND_CFA_GAP)
+		abort();
+	for (i = 0; i < n; i++) {
+		if (rows[i].cfa_kind > UNWIND_CFA_UNKNOWN || rows[i].rbp_kind > UNWIND_RBP_UNDEFINED)
+			abort();
+		if ((i && rows[i].pc <= rows[i - 1].pc) || unwind__find(t, rows[i].pc) != &rows[i])
+			abort();
+	}
+	unwind__destroy(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int files = open_files();
 	int fd = write_input(data, size);
 
 	fuzz_allocator_scan(fd);
+	fuzz_unwind(fd);
 	close(fd);
 	fuzz_symbolizer();
 	if (open_files() != files) {
