@@ -6,6 +6,7 @@
 
 #include "profile.h"
 #include "filter.h"
+#include "sort.h"
 #include "symbolize.h"
 #include "tracelloc.h"
 
@@ -91,6 +92,30 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
 	return p->opts.symbolizer ? symbolizer__locate(p->opts.symbolizer, frame) : &unknown;
 }
 
+void profile__idle(struct profile *p)
+{
+	uint64_t every;
+
+	if (!p || !p->opts.idle)
+		return;
+	every = p->opts.idle_every_ns ? p->opts.idle_every_ns : IDLE_EVERY_NS;
+	if (now_ns() - p->idle_ns < every)
+		return;
+	p->opts.idle(p->opts.idle_ctx);
+	p->idle_ns = now_ns();
+}
+
+static void idle_tick(void *p)
+{
+	profile__idle(p);
+}
+
+int profile__sort(struct profile *p, void *base, size_t n, size_t size,
+		  int (*cmp)(const void *a, const void *b, void *arg), void *arg)
+{
+	return sort__chunked(base, n, size, cmp, arg, idle_tick, p);
+}
+
 static const char *const metric_names[] = {
 	[METRIC_LIVE_BYTES] = "live",
 	[METRIC_LIVE_COUNT] = "live-count",
@@ -147,10 +172,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	int err;
 
 	/* before the frames are fetched: reading events may move them */
-	if (p->opts.idle && now_ns() - p->idle_ns >= IDLE_EVERY_NS) {
-		p->opts.idle(p->opts.idle_ctx);
-		p->idle_ns = now_ns();
-	}
+	profile__idle(p);
 	raw = profile__frames(p, s, &nraw);
 
 	err = reserve_shown(p, 1 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);

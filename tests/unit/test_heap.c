@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "busy_heap.h"
 #include "folded.h"
 #include "heap.h"
 #include "profile.h"
+#include "sort.h"
 #include "test.h"
 #include "tracelloc.h"
 
@@ -668,4 +670,40 @@ TEST(folded_metrics_merge_and_order)
 		      U " 200\n"
 		      U ";" U ";" U " 120\n");
 	heap__destroy(h);
+}
+
+/* folded output written while events arrive is the output of the snapshot */
+TEST(folded_while_events_arrive)
+{
+	struct profile_opts opts = { .allocator_frame = true };
+	char *quiet = NULL, *busy = NULL;
+	size_t quiet_size = 0, busy_size = 0;
+	struct profile *p = NULL;
+	struct busy_heap b;
+	FILE *out;
+	int err;
+
+	ASSERT_OK(busy_heap__init(&b, 30000), "heap");
+	b.few = true;
+	p = profile__snapshot(b.heap, &opts);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	out = open_memstream(&quiet, &quiet_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = folded__write(out, p, METRIC_LIVE_BYTES);
+	fclose(out);
+	ASSERT_OK(err, "folded__write, no events");
+	busy_heap__attach(&b, &p->opts);
+	out = open_memstream(&busy, &busy_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = folded__write(out, p, METRIC_LIVE_BYTES);
+	fclose(out);
+	ASSERT_OK(err, "folded__write, events arriving");
+	ASSERT_OK(b.err, "allocations while it was written");
+	/* one a stack as it is shown, then more as the lines are sorted */
+	ASSERT_GE(b.idle_calls, 30000 + 30000 / SORT_TICK_EVERY, "idle calls");
+	ASSERT_STREQ(busy, quiet, "the same lines");
+	free(quiet);
+	free(busy);
+	profile__destroy(p);
+	busy_heap__destroy(&b);
 }
