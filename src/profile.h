@@ -69,6 +69,8 @@ struct profile {
 	uint64_t idle_ns;		/* when opts.idle last ran */
 };
 
+/* the stacks of heap as they are now; calls opts->idle while it copies them,
+ * a copy as of the call all the same */
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts);
 void profile__destroy(struct profile *p);
 
