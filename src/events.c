@@ -58,6 +58,11 @@ struct events {
 	bool exec_seen;
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
+	bool writing;			/* see events__writing() */
+	bool wrote;			/* writing ended, no read since */
+	uint64_t longest_writing_gap_ns;
+	uint64_t last_gap_ns;
+	bool last_gap_writing;
 };
 
 static uint64_t now_ns(void)
@@ -386,10 +391,15 @@ int events__fd(const struct events *e)
 static int read_rings(struct events *e, uint64_t cutoff)
 {
 	int err = merge(e, cutoff);
-	uint64_t end = now_ns();
+	uint64_t end = now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
 
-	if (e->read_ns && end - e->read_ns > e->longest_gap_ns)
-		e->longest_gap_ns = end - e->read_ns;
+	if (gap > e->longest_gap_ns)
+		e->longest_gap_ns = gap;
+	e->last_gap_ns = gap;
+	e->last_gap_writing = e->writing || e->wrote;
+	if (e->last_gap_writing && gap > e->longest_writing_gap_ns)
+		e->longest_writing_gap_ns = gap;
+	e->wrote = false;
 	e->read_ns = end;
 	return err;
 }
@@ -412,6 +422,25 @@ bool events__exec_seen(const struct events *e)
 uint64_t events__longest_gap_ns(const struct events *e)
 {
 	return e->longest_gap_ns;
+}
+
+void events__writing(struct events *e, bool writing)
+{
+	/* the gap from the end of a write to the next read counts too */
+	if (e->writing && !writing)
+		e->wrote = true;
+	e->writing = writing;
+}
+
+uint64_t events__longest_writing_gap_ns(const struct events *e)
+{
+	return e->longest_writing_gap_ns;
+}
+
+uint64_t events__last_gap_ns(const struct events *e, bool *writing)
+{
+	*writing = e->last_gap_writing;
+	return e->last_gap_ns;
 }
 
 uint64_t events__malformed(const struct events *e)

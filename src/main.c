@@ -456,18 +456,25 @@ static int write_page(enum http_page page, FILE *out, void *ctx)
 
 	if (err)
 		return err;
+	events__writing(s->events, true);
 	switch (page) {
 	case HTTP_PAGE_HEAP:
-		return write_pprof_view(out, s, PPROF_INUSE);
+		err = write_pprof_view(out, s, PPROF_INUSE);
+		break;
 	case HTTP_PAGE_ALLOCS:
-		return write_pprof_view(out, s, PPROF_ALLOCS);
+		err = write_pprof_view(out, s, PPROF_ALLOCS);
+		break;
 	case HTTP_PAGE_METRICS:
-		return write_metrics(out, s);
+		err = write_metrics(out, s);
+		break;
+	default:
+		err = -ENOENT;
 	}
-	return -ENOENT;
+	events__writing(s->events, false);
+	return err;
 }
 
-static int write_outputs(struct session *s)
+static int write_files(struct session *s)
 {
 	uint64_t start = now_ns();
 	int err;
@@ -491,6 +498,16 @@ static int write_outputs(struct session *s)
 		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", s->opts.flamegraph_path,
 			(now_ns() - start) / 1e6);
 	return 0;
+}
+
+static int write_outputs(struct session *s)
+{
+	int err;
+
+	events__writing(s->events, true);
+	err = write_files(s);
+	events__writing(s->events, false);
+	return err;
 }
 
 static void print_report(struct session *s)
@@ -562,9 +579,20 @@ static int after_read(struct session *s, int err)
 	return 0;
 }
 
+/* -vv: each read that came late, and whether a page or file was being written */
+#define LATE_READ_NS 50000000ULL
+
 static int consume(struct session *s)
 {
-	return after_read(s, events__consume(s->events));
+	int err = after_read(s, events__consume(s->events));
+	uint64_t gap;
+	bool writing;
+
+	gap = events__last_gap_ns(s->events, &writing);
+	if (verbosity >= 2 && gap > LATE_READ_NS)
+		fprintf(stderr, "tracelloc: the ring buffer went unread for %.2f ms%s\n", gap / 1e6,
+			writing ? " while a page or file was written" : "");
+	return err;
 }
 
 /* The trace ends at an exec: the new program is not the one traced. */
@@ -801,7 +829,8 @@ static void announce(struct session *s)
 			http__address(s->http));
 }
 
-/* -v: what serving pages cost, and how long the ring buffer was left unread at most */
+/* -v: what serving pages cost, and how long the ring buffer was left unread at most, at
+ * all and while writing */
 static void describe_costs(struct session *s)
 {
 	const struct http_stats *st;
@@ -814,8 +843,12 @@ static void describe_costs(struct session *s)
 			"%.2f ms at once\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
 			st->longest_run_ns / 1e6);
 	}
-	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms\n",
+	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms",
 		events__longest_gap_ns(s->events) / 1e6);
+	if (events__longest_writing_gap_ns(s->events))
+		fprintf(stderr, ", every %.2f ms while pages and files were written",
+			events__longest_writing_gap_ns(s->events) / 1e6);
+	fputc('\n', stderr);
 }
 
 /* the end of a trace: final report, summary, the launched command, files */

@@ -77,7 +77,9 @@ static const char usage[] =
 	"                                /metrics over HTTP while tracing; ADDR defaults to\n"
 	"                                127.0.0.1 (PORT 0: any free port)\n"
 	"\n"
-	"  -v, --verbose                 show libbpf messages\n"
+	"  -v, --verbose                 show libbpf messages and what tracing cost; -vv:\n"
+	"                                libbpf's debug messages, and each time the ring\n"
+	"                                buffer went unread for more than 50 ms\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
 
