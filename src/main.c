@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -873,6 +874,11 @@ int main(int argc, char **argv)
 	char ending[128] = "stopped";
 	int err;
 
+	/* blocks of a MiB and more straight from mmap, always: growing one moves
+	 * its pages instead of copying them, and a writer's array of a million
+	 * rows then grows without a stall (glibc would raise the threshold to
+	 * 32 MiB, copying up to that much, and faulting it in, in one go) */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	err = options__parse(argc, argv, &s.opts);
 	if (err)
 		return err == OPTIONS_EXIT ? 0 : 2;
