@@ -104,8 +104,9 @@ run() {
 
 # late_reads ERR FROM TO: the longest -vv "went unread for N ms while a page
 # or file was written" between the lines matching FROM and TO ("<50" when none:
-# tracelloc names only those over 50 ms)
+# tracelloc names only those over 50 ms; "?" from a tracelloc that does not)
 late_reads() {
+	grep -q 'while pages and files were written' "$1" || { printf '?'; return; }
 	awk -v from="$2" -v to="$3" '
 		$0 ~ from { on = 1 } $0 ~ to { on = 0 }
 		on && /went unread for .* while a page or file was written/ {
