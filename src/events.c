@@ -62,6 +62,11 @@ struct events {
 	events_frames_fn frames_fn;
 	void *frames_ctx;
 	uint64_t frames_buf[MAX_STACK_DEPTH];
+	bool writing;			/* see events__writing() */
+	bool wrote;			/* writing ended, no read since */
+	uint64_t longest_writing_gap_ns;
+	uint64_t last_gap_ns;
+	bool last_gap_writing;
 };
 
 static uint64_t now_ns(void)
@@ -408,10 +413,15 @@ int events__fd(const struct events *e)
 static int read_rings(struct events *e, uint64_t cutoff)
 {
 	int err = merge(e, cutoff);
-	uint64_t end = now_ns();
+	uint64_t end = now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
 
-	if (e->read_ns && end - e->read_ns > e->longest_gap_ns)
-		e->longest_gap_ns = end - e->read_ns;
+	if (gap > e->longest_gap_ns)
+		e->longest_gap_ns = gap;
+	e->last_gap_ns = gap;
+	e->last_gap_writing = e->writing || e->wrote;
+	if (e->last_gap_writing && gap > e->longest_writing_gap_ns)
+		e->longest_writing_gap_ns = gap;
+	e->wrote = false;
 	e->read_ns = end;
 	return err;
 }
@@ -439,6 +449,25 @@ bool events__exec_seen(const struct events *e)
 uint64_t events__longest_gap_ns(const struct events *e)
 {
 	return e->longest_gap_ns;
+}
+
+void events__writing(struct events *e, bool writing)
+{
+	/* the gap from the end of a write to the next read counts too */
+	if (e->writing && !writing)
+		e->wrote = true;
+	e->writing = writing;
+}
+
+uint64_t events__longest_writing_gap_ns(const struct events *e)
+{
+	return e->longest_writing_gap_ns;
+}
+
+uint64_t events__last_gap_ns(const struct events *e, bool *writing)
+{
+	*writing = e->last_gap_writing;
+	return e->last_gap_ns;
 }
 
 uint64_t events__malformed(const struct events *e)

@@ -48,5 +48,12 @@ uint64_t events__malformed(const struct events *e);
 /* the longest time between the ends of two reads, when ring space is given
  * back, from the first on: how long a full ring would have had to wait */
 uint64_t events__longest_gap_ns(const struct events *e);
+/* the daemon writes a page or a file (writing), or has done so: gaps that end
+ * while it writes, or at the first read after, count apart too */
+void events__writing(struct events *e, bool writing);
+/* the longest of those: what writing costs the rings; 0 when none ended */
+uint64_t events__longest_writing_gap_ns(const struct events *e);
+/* the gap that the last read ended, and whether it counted as writing */
+uint64_t events__last_gap_ns(const struct events *e, bool *writing);
 
 #endif

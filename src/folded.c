@@ -6,6 +6,9 @@
 
 #include "folded.h"
 
+/* lines handled between two looks at the clock (profile__idle) */
+#define IDLE_LINES 1024
+
 struct folded_line {
 	char *stack;
 	uint64_t value;
@@ -55,12 +58,12 @@ static char *stack_text(struct profile *p, const struct profile_stack *s, int *e
 	return text;
 }
 
-static int by_stack(const void *a, const void *b)
+static int by_stack(const void *a, const void *b, void *arg)
 {
 	return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
 }
 
-static int by_value_desc(const void *a, const void *b)
+static int by_value_desc(const void *a, const void *b, void *arg)
 {
 	const struct folded_line *x = a, *y = b;
 
@@ -89,8 +92,12 @@ int folded__write(FILE *out, struct profile *p, enum metric metric)
 			lines[n++].value = value;
 	}
 	/* different return addresses in one function name the same frames */
-	qsort(lines, n, sizeof(*lines), by_stack);
+	err = profile__sort(p, lines, n, sizeof(*lines), by_stack, NULL);
+	if (err)
+		goto out;
 	for (i = 0; i < n; i++) {
+		if (i % IDLE_LINES == 0)
+			profile__idle(p);
 		if (merged && !strcmp(lines[merged - 1].stack, lines[i].stack)) {
 			lines[merged - 1].value += lines[i].value;
 			free(lines[i].stack);
@@ -99,14 +106,20 @@ int folded__write(FILE *out, struct profile *p, enum metric metric)
 		lines[merged++] = lines[i];
 	}
 	n = merged;
-	qsort(lines, n, sizeof(*lines), by_value_desc);
-	for (i = 0; i < n; i++)
+	err = profile__sort(p, lines, n, sizeof(*lines), by_value_desc, NULL);
+	for (i = 0; i < n && !err; i++) {
+		if (i % IDLE_LINES == 0)
+			profile__idle(p);
 		fprintf(out, "%s %" PRIu64 "\n", lines[i].stack, lines[i].value);
-	if (ferror(out))
+	}
+	if (!err && ferror(out))
 		err = -EIO;
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (i % IDLE_LINES == 0)
+			profile__idle(p);
 		free(lines[i].stack);
+	}
 	free(lines);
 	return err;
 }

@@ -2,6 +2,7 @@
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <math.h>
 #include <linux/capability.h>
 #include <poll.h>
@@ -471,15 +472,22 @@ static int write_page(enum http_page page, FILE *out, void *ctx)
 
 	if (err)
 		return err;
+	events__writing(s->events, true);
 	switch (page) {
 	case HTTP_PAGE_HEAP:
-		return write_pprof_view(out, s, PPROF_INUSE);
+		err = write_pprof_view(out, s, PPROF_INUSE);
+		break;
 	case HTTP_PAGE_ALLOCS:
-		return write_pprof_view(out, s, PPROF_ALLOCS);
+		err = write_pprof_view(out, s, PPROF_ALLOCS);
+		break;
 	case HTTP_PAGE_METRICS:
-		return write_metrics(out, s);
+		err = write_metrics(out, s);
+		break;
+	default:
+		err = -ENOENT;
 	}
-	return -ENOENT;
+	events__writing(s->events, false);
+	return err;
 }
 
 struct output {
@@ -544,9 +552,11 @@ static int write_outputs(struct session *s)
 	size_t i, n = list_outputs(s, outs);
 	int failed = 0;
 
+	events__writing(s->events, true);
 	for (i = 0; i < n; i++)
 		if (write_output(s, &outs[i]))
 			failed = 1;
+	events__writing(s->events, false);
 	return failed;
 }
 
@@ -662,9 +672,20 @@ static int after_read(struct session *s, int err)
 	return 0;
 }
 
+/* -vv: each read that came late, and whether a page or file was being written */
+#define LATE_READ_NS 50000000ULL
+
 static int consume(struct session *s)
 {
-	return after_read(s, events__consume(s->events));
+	int err = after_read(s, events__consume(s->events));
+	uint64_t gap;
+	bool writing;
+
+	gap = events__last_gap_ns(s->events, &writing);
+	if (verbosity >= 2 && gap > LATE_READ_NS)
+		fprintf(stderr, "tracelloc: the ring buffer went unread for %.2f ms%s\n", gap / 1e6,
+			writing ? " while a page or file was written" : "");
+	return err;
 }
 
 /* The trace ends at an exec: the new program is not the one traced. */
@@ -925,7 +946,8 @@ static void announce(struct session *s)
 			http__address(s->http));
 }
 
-/* -v: what serving pages cost, and how long the ring buffer was left unread at most */
+/* -v: what serving pages cost, and how long the ring buffer was left unread at most, at
+ * all and while writing */
 static void describe_costs(struct session *s)
 {
 	const struct http_stats *st;
@@ -940,8 +962,12 @@ static void describe_costs(struct session *s)
 			st->longest_run_ns / 1e6, (unsigned long long)st->dropped_late,
 			(unsigned long long)st->dropped_for_room);
 	}
-	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms\n",
+	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms",
 		events__longest_gap_ns(s->events) / 1e6);
+	if (events__longest_writing_gap_ns(s->events))
+		fprintf(stderr, ", every %.2f ms while pages and files were written",
+			events__longest_writing_gap_ns(s->events) / 1e6);
+	fputc('\n', stderr);
 }
 
 /* the end of a trace: final report, summary, the launched command, files */
@@ -978,6 +1004,11 @@ int main(int argc, char **argv)
 	int err;
 
 	hold_std_fds();
+	/* blocks of a MiB and more straight from mmap, always: growing one moves
+	 * its pages instead of copying them, and a writer's array of a million
+	 * rows then grows without a stall (glibc would raise the threshold to
+	 * 32 MiB, copying up to that much, and faulting it in, in one go) */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	err = options__parse(argc, argv, &s.opts);
 	if (err)
 		return err == OPTIONS_EXIT ? 0 : 2;

@@ -79,7 +79,9 @@ static const char usage[] =
 	"\n"
 	"An output FILE of - is standard output; the reports then go to stderr.\n"
 	"\n"
-	"  -v, --verbose                 show libbpf messages\n"
+	"  -v, --verbose                 show libbpf messages and what tracing cost; -vv:\n"
+	"                                libbpf's debug messages, and each time the ring\n"
+	"                                buffer went unread for more than 50 ms\n"
 	"  -h, --help                    show this help\n"
 	"  -V, --version                 show the version\n";
 

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The message is built with the structs that protoc-c generates from
- * src/proto/profile.proto, packed by protobuf-c, then gzipped with zlib.
+ * The message is written as it is built. Protobuf lets a message go out
+ * field by field, and a repeated field's elements one at a time (tag, length,
+ * element): a sample is packed (by protobuf-c, from the structs protoc-c
+ * generates from src/proto/profile.proto) as soon as its stack is walked, and
+ * nothing holds the whole message. The fields go out in the order of their
+ * numbers, as protobuf-c packs a whole message, so the stream is the bytes it
+ * would have packed. zlib compresses it a chunk at a time, and the daemon
+ * reads its events between two (profile__idle): a profile of a million stacks
+ * takes seconds to write, and the ring buffers must not wait that long.
  *
  * Every table of the message is deduplicated as it is filled: a string, a
  * function (name and file), a mapping and a location (return address)
- * appear once, and everything else refers to them by index or id.
+ * appear once, and everything else refers to them by index or id. The tables
+ * go out after the samples: only then are they complete.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -35,6 +43,9 @@ static const char *const value_types[V__COUNT][2] = {
 	[V_INUSE_SPACE] = { "inuse_space", "bytes" },
 };
 
+/* Profile's repeated fields, by number (src/proto/profile.proto) */
+enum { F_SAMPLE = 2, F_MAPPING = 3, F_LOCATION = 4, F_FUNCTION = 5, F_STRING_TABLE = 6 };
+
 /* frames without an address (the allocator frame) are located by their function;
  * user-space addresses never have this bit */
 #define LOCATION_OF_FUNCTION (1ULL << 63)
@@ -52,8 +63,8 @@ struct builder {
 	struct table *location_ids;	/* return address -> id */
 	Location *locations;
 	size_t nlocations, locations_cap;
-	Sample *samples;
-	size_t nsamples, samples_cap;
+	uint64_t *sample_ids;		/* location ids of the sample being written */
+	size_t sample_ids_cap;
 	int err;			/* the first failure; later steps do nothing */
 };
 
@@ -241,37 +252,157 @@ static uint64_t location_id(struct builder *b, const struct shown_frame *frames,
 	return loc->id;
 }
 
-static int add_sample(struct builder *b, const struct profile_stack *s,
+/* ------------------------------------------------------------ the stream */
+
+#define CHUNK (1 << 16)
+
+/* protobuf-c packs into it; zlib compresses it a chunk at a time */
+struct stream {
+	ProtobufCBuffer buffer;		/* first: protobuf-c appends through it */
+	z_stream z;
+	FILE *out;
+	struct profile *p;		/* idles after every chunk */
+	size_t pending;			/* bytes waiting in in[] */
+	int err;
+	uint8_t in[CHUNK];
+	uint8_t out_chunk[CHUNK];
+};
+
+/* compresses what waits, writing what zlib gives back as it comes; flush:
+ * Z_NO_FLUSH, or Z_FINISH at the end */
+static void stream_deflate(struct stream *st, int flush)
+{
+	size_t have;
+	int ret;
+
+	st->z.next_in = st->in;
+	st->z.avail_in = (uInt)st->pending;
+	do {
+		st->z.next_out = st->out_chunk;
+		st->z.avail_out = sizeof(st->out_chunk);
+		ret = deflate(&st->z, flush);
+		have = sizeof(st->out_chunk) - st->z.avail_out;
+		if (ret == Z_STREAM_ERROR || (have && fwrite(st->out_chunk, 1, have, st->out) != have)) {
+			st->err = -EIO;
+			return;
+		}
+		profile__idle(st->p);
+	} while (flush == Z_FINISH ? ret != Z_STREAM_END : st->z.avail_out == 0);
+	st->pending = 0;
+}
+
+static void stream_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data)
+{
+	struct stream *st = (struct stream *)buffer;
+	size_t n;
+
+	while (len && !st->err) {
+		n = len < CHUNK - st->pending ? len : CHUNK - st->pending;
+		memcpy(st->in + st->pending, data, n);
+		st->pending += n;
+		data += n;
+		len -= n;
+		if (st->pending == CHUNK)
+			stream_deflate(st, Z_NO_FLUSH);
+	}
+}
+
+static struct stream *stream_new(FILE *out, struct profile *p)
+{
+	struct stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	/* gzip at the speed Go's own profiles are written with; 15 + 16: a
+	 * window of 32K, with a gzip header and trailer */
+	if (deflateInit2(&st->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(st);
+		return NULL;
+	}
+	st->buffer.append = stream_append;
+	st->out = out;
+	st->p = p;
+	return st;
+}
+
+static int stream_finish(struct stream *st)
+{
+	if (!st->err)
+		stream_deflate(st, Z_FINISH);
+	return st->err;
+}
+
+static void stream_destroy(struct stream *st)
+{
+	if (!st)
+		return;
+	deflateEnd(&st->z);
+	free(st);
+}
+
+static void put_varint(struct stream *st, uint64_t v)
+{
+	uint8_t bytes[10];
+	size_t n = 0;
+
+	do {
+		bytes[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	stream_append(&st->buffer, n, bytes);
+}
+
+/* one element of a repeated field of Profile: tag, length, bytes */
+static void put_bytes(struct stream *st, uint32_t field, const void *data, size_t size)
+{
+	put_varint(st, (uint64_t)field << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
+	put_varint(st, size);
+	stream_append(&st->buffer, size, data);
+}
+
+static void put_message(struct stream *st, uint32_t field, const ProtobufCMessage *msg)
+{
+	put_varint(st, (uint64_t)field << 3 | PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED);
+	put_varint(st, protobuf_c_message_get_packed_size(msg));
+	protobuf_c_message_pack_to_buffer(msg, &st->buffer);
+}
+
+/* ---------------------------------------------------------- the message */
+
+static int put_sample(struct builder *b, struct stream *st, const struct profile_stack *s,
 		      const struct shown_frame *frames, int n)
 {
-	uint64_t *ids;
-	int64_t *values;
-	Sample *sample;
+	Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	int64_t values[V__COUNT];
+	uint64_t *grown;
 	int i, j;
 
-	/* one block: location ids, then values */
-	ids = calloc(1, n * sizeof(*ids) + V__COUNT * sizeof(*values));
-	if (!ids || !GROW(b, samples)) {
-		free(ids);
-		return b->err = -ENOMEM;
+	if ((size_t)n > b->sample_ids_cap) {
+		grown = realloc(b->sample_ids, n * sizeof(*grown));
+		if (!grown)
+			return b->err = -ENOMEM;
+		b->sample_ids = grown;
+		b->sample_ids_cap = n;
 	}
-	values = (int64_t *)(ids + n);
-	sample = &b->samples[b->nsamples++];
-	perftools__profiles__sample__init(sample);
-	sample->location_id = ids;
-	sample->value = values;
-	sample->n_value = V__COUNT;
+	sample.location_id = b->sample_ids;
 	/* the frames of one return address (shown innermost first) make one location */
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; frames[i].frame >= 0 && j < n && frames[j].frame == frames[i].frame; j++)
 			;
-		ids[sample->n_location_id++] = location_id(b, frames + i, j - i);
+		sample.location_id[sample.n_location_id++] = location_id(b, frames + i, j - i);
 	}
+	if (b->err)
+		return b->err;
 	values[V_ALLOC_OBJECTS] = (int64_t)s->totals.alloc_count;
 	values[V_ALLOC_SPACE] = (int64_t)s->totals.alloc_bytes;
 	values[V_INUSE_OBJECTS] = (int64_t)s->totals.live_count;
 	values[V_INUSE_SPACE] = (int64_t)s->totals.live_bytes;
-	return b->err;
+	/* cppcheck-suppress unreadVariable ; packed through sample.base */
+	sample.n_value = V__COUNT;
+	/* cppcheck-suppress unreadVariable ; packed through sample.base */
+	sample.value = values;
+	put_message(st, F_SAMPLE, &sample.base);
+	return st->err;
 }
 
 static void builder_destroy(struct builder *b)
@@ -284,9 +415,7 @@ static void builder_destroy(struct builder *b)
 	for (i = 0; i < b->nlocations; i++)
 		free(b->locations[i].line);
 	free(b->locations);
-	for (i = 0; i < b->nsamples; i++)
-		free(b->samples[i].location_id);
-	free(b->samples);
+	free(b->sample_ids);
 	free(b->functions);
 	free(b->mappings);
 	table__destroy(b->string_index);
@@ -310,52 +439,6 @@ static int builder_init(struct builder *b)
 	return 0;
 }
 
-/* gzip, at the speed Go's own profiles are written with */
-static int write_gzip(FILE *out, const uint8_t *data, size_t size)
-{
-	unsigned char chunk[1 << 16];
-	z_stream z = {};
-	size_t have;
-	int ret, err = 0;
-
-	/* 15 + 16: a window of 32K, with a gzip header and trailer */
-	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (Bytef *)data;
-	z.avail_in = (uInt)size;
-	do {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		ret = deflate(&z, Z_FINISH);
-		have = sizeof(chunk) - z.avail_out;
-		/* cppcheck-suppress uninitvar ; deflate wrote it, through z.next_out */
-		if (ret == Z_STREAM_ERROR || (have && fwrite(chunk, 1, have, out) != have))
-			err = -EIO;
-	} while (!err && ret != Z_STREAM_END);
-	deflateEnd(&z);
-	return err;
-}
-
-static int pack_gzip(FILE *out, const Profile *msg)
-{
-	size_t size = perftools__profiles__profile__get_packed_size(msg);
-	uint8_t *packed;
-	int err;
-
-	/* uInt: zlib takes at most 4 GiB in one go */
-	if (size > UINT32_MAX)
-		return -EFBIG;
-	packed = malloc(size ? size : 1);
-	if (!packed)
-		return -ENOMEM;
-	perftools__profiles__profile__pack(msg, packed);
-	err = write_gzip(out, packed, size);
-	free(packed);
-	if (!err && ferror(out))
-		err = -EIO;
-	return err;
-}
-
 /* the main binary first (pprof names the profile after mapping[0]): it is
  * mapped below the libraries */
 static int by_start(const void *a, const void *b)
@@ -365,69 +448,74 @@ static int by_start(const void *a, const void *b)
 	return x->memory_start < y->memory_start ? -1 : x->memory_start > y->memory_start;
 }
 
-static int emit(FILE *out, struct builder *b, const struct pprof_opts *opts,
-		const int64_t type_strings[V__COUNT][2])
+/* the fields before the samples (field 1) */
+static void put_head(struct stream *st, const int64_t type_strings[V__COUNT][2])
 {
-	ValueType types[V__COUNT], *type_ptrs[V__COUNT], period_type;
-	Profile msg = PERFTOOLS__PROFILES__PROFILE__INIT;
-	int64_t comment = string_index(b, opts->comment);
-	void **ptrs;
-	size_t i, n;
-	int err;
+	ValueType types[V__COUNT], *type_ptrs[V__COUNT];
+	Profile head = PERFTOOLS__PROFILES__PROFILE__INIT;
+	size_t i;
 
-	if (b->err)
-		return b->err;
-	n = b->nsamples + b->nmappings + b->nlocations + b->nfunctions;
-	ptrs = calloc(n ? n : 1, sizeof(*ptrs));
-	if (!ptrs)
-		return -ENOMEM;
 	for (i = 0; i < V__COUNT; i++) {
 		perftools__profiles__value_type__init(&types[i]);
 		types[i].type = type_strings[i][0];
 		types[i].unit = type_strings[i][1];
 		type_ptrs[i] = &types[i];
 	}
-	msg.n_sample_type = V__COUNT;
-	msg.sample_type = type_ptrs;
-	msg.default_sample_type = type_strings[opts->view == PPROF_ALLOCS ? V_ALLOC_SPACE :
-					       V_INUSE_SPACE][0];
+	head.n_sample_type = V__COUNT;
+	head.sample_type = type_ptrs;
+	perftools__profiles__profile__pack_to_buffer(&head, &st->buffer);
+}
+
+/* the fields after the samples (3 to 14): the tables, complete now */
+static int put_tail(struct stream *st, struct builder *b, const struct pprof_opts *opts,
+		    const int64_t type_strings[V__COUNT][2])
+{
+	Profile tail = PERFTOOLS__PROFILES__PROFILE__INIT;
+	int64_t comment = string_index(b, opts->comment);
+	ValueType period_type;
+	Mapping **mappings;
+	size_t i;
+
 	perftools__profiles__value_type__init(&period_type);
 	period_type.type = string_index(b, "space");
 	period_type.unit = type_strings[V_ALLOC_SPACE][1];
-	msg.period_type = &period_type;
-	msg.period = opts->period ? (int64_t)opts->period : 1;
-	msg.time_nanos = opts->time_ns;
-	msg.duration_nanos = opts->duration_ns;
-	if (comment) {
-		msg.n_comment = 1;
-		msg.comment = &comment;
-	}
-
-	msg.sample = (Sample **)ptrs;
-	for (i = 0; i < b->nsamples; i++)
-		msg.sample[msg.n_sample++] = &b->samples[i];
-	msg.mapping = (Mapping **)(ptrs + b->nsamples);
+	if (b->err)
+		return b->err;
+	mappings = calloc(b->nmappings ? b->nmappings : 1, sizeof(*mappings));
+	if (!mappings)
+		return -ENOMEM;
 	for (i = 0; i < b->nmappings; i++)
-		msg.mapping[msg.n_mapping++] = &b->mappings[i];
-	qsort(msg.mapping, msg.n_mapping, sizeof(*msg.mapping), by_start);
-	msg.location = (Location **)(ptrs + b->nsamples + b->nmappings);
+		mappings[i] = &b->mappings[i];
+	qsort(mappings, b->nmappings, sizeof(*mappings), by_start);
+	for (i = 0; i < b->nmappings; i++)
+		put_message(st, F_MAPPING, &mappings[i]->base);
+	free(mappings);
 	for (i = 0; i < b->nlocations; i++)
-		msg.location[msg.n_location++] = &b->locations[i];
-	msg.function = (Function **)(ptrs + b->nsamples + b->nmappings + b->nlocations);
+		put_message(st, F_LOCATION, &b->locations[i].base);
 	for (i = 0; i < b->nfunctions; i++)
-		msg.function[msg.n_function++] = &b->functions[i];
-	/* the string table last: nothing adds to it any more */
-	msg.n_string_table = b->nstrings;
-	msg.string_table = b->strings;
-	err = b->err ? b->err : pack_gzip(out, &msg);
-	free(ptrs);
-	return err;
+		put_message(st, F_FUNCTION, &b->functions[i].base);
+	for (i = 0; i < b->nstrings; i++)
+		put_bytes(st, F_STRING_TABLE, b->strings[i], strlen(b->strings[i]));
+
+	tail.default_sample_type = type_strings[opts->view == PPROF_ALLOCS ? V_ALLOC_SPACE :
+						V_INUSE_SPACE][0];
+	tail.period_type = &period_type;
+	tail.period = opts->period ? (int64_t)opts->period : 1;
+	tail.time_nanos = opts->time_ns;
+	tail.duration_nanos = opts->duration_ns;
+	if (comment) {
+		tail.n_comment = 1;
+		tail.comment = &comment;
+	}
+	perftools__profiles__profile__pack_to_buffer(&tail, &st->buffer);
+	return st->err;
 }
 
 int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 {
 	int64_t type_strings[V__COUNT][2];
 	const struct shown_frame *frames;
+	struct stream *st = NULL;
 	struct builder b;
 	size_t i;
 	int err, n;
@@ -438,15 +526,26 @@ int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 		type_strings[i][0] = string_index(&b, value_types[i][0]);
 		type_strings[i][1] = string_index(&b, value_types[i][1]);
 	}
+	if (!err && b.err)
+		err = b.err;
+	if (!err && !(st = stream_new(out, p)))
+		err = -ENOMEM;
+	if (!err)
+		put_head(st, type_strings);
 	for (i = 0; i < p->count && !err; i++) {
 		n = profile__show(p, &p->stacks[i], &frames);
 		if (n < 0)
 			err = n;
 		else if (n > 0)
-			err = add_sample(&b, &p->stacks[i], frames, n);
+			err = put_sample(&b, st, &p->stacks[i], frames, n);
 	}
 	if (!err)
-		err = b.err ? b.err : emit(out, &b, opts, type_strings);
+		err = put_tail(st, &b, opts, type_strings);
+	if (!err)
+		err = stream_finish(st);
+	stream_destroy(st);
 	builder_destroy(&b);
+	if (!err && ferror(out))
+		err = -EIO;
 	return err;
 }

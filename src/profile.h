@@ -3,6 +3,7 @@
 #define TRACELLOC_PROFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "heap.h"
@@ -28,13 +29,14 @@ struct profile_opts {
 	struct filter *filter;		/* NULL: show every frame */
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
 	/*
-	 * Called by profile__show, at most every 10 ms, while a writer works
-	 * through the stacks: the daemon reads its events meanwhile. The
+	 * Called through profile__idle, at most every idle_every_ns (0: 10 ms),
+	 * while a writer works: the daemon reads its events meanwhile. The
 	 * snapshot does not change, but the heap does: none for a writer that
 	 * walks the heap itself (the report).
 	 */
 	void (*idle)(void *ctx);
 	void *idle_ctx;
+	uint64_t idle_every_ns;
 };
 
 struct profile_stack {
@@ -67,6 +69,8 @@ struct profile {
 	uint64_t idle_ns;		/* when opts.idle last ran */
 };
 
+/* the stacks of heap as they are now; calls opts->idle while it copies them,
+ * a copy as of the call all the same */
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts);
 void profile__destroy(struct profile *p);
 
@@ -85,6 +89,17 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
  */
 int profile__show(struct profile *p, const struct profile_stack *s,
 		  const struct shown_frame **frames);
+
+/*
+ * For a writer's long loops: calls opts.idle when its time has come. Reading
+ * events may move the raw frames of the stack table (profile__frames()), so
+ * a writer holds none across this call; what profile__show() returns stays
+ * valid until its next call. p may be NULL (a writer with no profile).
+ */
+void profile__idle(struct profile *p);
+/* sorts as qsort_r does, calling profile__idle(p) as it goes; 0 or -ENOMEM */
+int profile__sort(struct profile *p, void *base, size_t n, size_t size,
+		  int (*cmp)(const void *a, const void *b, void *arg), void *arg);
 
 /* "live", "live-count", "allocated", "count"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);

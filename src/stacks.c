@@ -21,6 +21,10 @@ struct stacks {
 	size_t arena_cap;
 	uint32_t *index;	/* open addressing over ids, 0 = empty */
 	size_t index_cap;	/* a power of two */
+	/* stacks__guard() */
+	uint32_t guard_first, guard_last;
+	void (*before_change)(void *ctx, uint32_t id);
+	void *guard_ctx;
 };
 
 static uint64_t hash_frames(const uint64_t *frames, uint32_t n)
@@ -51,6 +55,7 @@ struct stacks *stacks__new(void)
 		return NULL;
 	}
 	s->count = 0;
+	s->guard_first = 1;
 	return s;
 }
 
@@ -164,8 +169,11 @@ const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nf
 
 void stacks__set_fn(struct stacks *s, uint32_t id, uint32_t fn)
 {
-	if (id && id <= s->count && !s->stacks[id].fn)
-		s->stacks[id].fn = fn;
+	if (!id || id > s->count || s->stacks[id].fn)
+		return;
+	if (id >= s->guard_first && id <= s->guard_last)
+		s->before_change(s->guard_ctx, id);
+	s->stacks[id].fn = fn;
 }
 
 uint32_t stacks__fn(const struct stacks *s, uint32_t id)
@@ -175,7 +183,29 @@ uint32_t stacks__fn(const struct stacks *s, uint32_t id)
 
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id)
 {
+	if (!id || id > s->count)
+		return NULL;
+	if (id >= s->guard_first && id <= s->guard_last)
+		s->before_change(s->guard_ctx, id);
+	return &s->stacks[id].totals;
+}
+
+const struct stack_totals *stacks__peek(const struct stacks *s, uint32_t id)
+{
 	return id && id <= s->count ? &s->stacks[id].totals : NULL;
+}
+
+void stacks__guard(struct stacks *s, uint32_t first, uint32_t last,
+		   void (*before_change)(void *ctx, uint32_t id), void *ctx)
+{
+	if (!before_change) {
+		first = 1;
+		last = 0;
+	}
+	s->guard_first = first;
+	s->guard_last = last;
+	s->before_change = before_change;
+	s->guard_ctx = ctx;
 }
 
 size_t stacks__memory(const struct stacks *s)

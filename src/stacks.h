@@ -26,7 +26,18 @@ uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nfram
 /* number of stacks; valid ids are 1..count */
 uint32_t stacks__count(const struct stacks *s);
 const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nframes);
+/* the totals of a stack, to change: see stacks__guard(); NULL for no stack */
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id);
+/* the totals of a stack, to read */
+const struct stack_totals *stacks__peek(const struct stacks *s, uint32_t id);
+/*
+ * For a copy of the totals made a piece at a time, as of one moment: from now
+ * on, stacks__totals() and stacks__set_fn() call before_change(ctx, id)
+ * before they hand out or change a stack in first..last, so the copy can take
+ * it as it was. first > last, or before_change NULL: none.
+ */
+void stacks__guard(struct stacks *s, uint32_t first, uint32_t last,
+		   void (*before_change)(void *ctx, uint32_t id), void *ctx);
 /* the allocator function (enum alloc_fn) called from a stack: its return
  * address names one call instruction, so the first one seen is the one */
 void stacks__set_fn(struct stacks *s, uint32_t id, uint32_t fn);

@@ -54,6 +54,10 @@ struct name_slot {
 	uint32_t id;
 };
 
+/* rows, frames or syms handled between two looks at the clock (profile__idle) */
+#define IDLE_ROWS 1024
+#define IDLE_SYMS 65536
+
 /* the profile's strings live as long as the writer: a name seen before is
  * known by its address, without hashing it again */
 #define PTR_CACHE 4096
@@ -317,36 +321,41 @@ static int by_frames(const void *a, const void *b, void *syms)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* names renumbered in alphabetical order, then rows sorted */
-static int sort_rows(struct rows *r)
+/* names renumbered in alphabetical order, then rows sorted; idles through p */
+static int sort_rows(struct rows *r, struct profile *p)
 {
 	uint32_t *order = malloc((r->nnames ? r->nnames : 1) * sizeof(*order));
 	uint32_t *rank = malloc((r->nnames ? r->nnames : 1) * sizeof(*rank));
 	char **names = malloc((r->nnames ? r->nnames : 1) * sizeof(*names));
 	size_t i;
+	int err = -ENOMEM;
 
-	if (!order || !rank || !names) {
-		free(order);
-		free(rank);
-		free(names);
-		return -ENOMEM;
-	}
+	if (!order || !rank || !names)
+		goto out;
 	for (i = 0; i < r->nnames; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, r->nnames, sizeof(*order), by_name, r->names);
+	err = profile__sort(p, order, r->nnames, sizeof(*order), by_name, r->names);
+	if (err)
+		goto out;
 	for (i = 0; i < r->nnames; i++) {
 		rank[order[i]] = (uint32_t)i;
 		names[i] = r->names[order[i]];
 	}
-	for (i = 0; i < r->nsyms; i++)
+	for (i = 0; i < r->nsyms; i++) {
+		if (i % IDLE_SYMS == 0)
+			profile__idle(p);
 		r->syms[i] = SYM(rank[SYM_NAME(r->syms[i])], SYM_KIND(r->syms[i]));
+	}
 	free(r->names);
 	r->names = names;
 	r->names_cap = r->nnames;
+	names = NULL;
+	err = profile__sort(p, r->rows, r->count, sizeof(*r->rows), by_frames, r->syms);
+out:
 	free(order);
 	free(rank);
-	qsort_r(r->rows, r->count, sizeof(*r->rows), by_frames, r->syms);
-	return 0;
+	free(names);
+	return err;
 }
 
 /* ------------------------------------------------------------------ text */
@@ -582,7 +591,7 @@ static void close_frame(struct graph *g, size_t i, uint64_t end, double min_valu
 }
 
 /* the sorted rows merged into frames, those narrower than min_value left out */
-static int merge(const struct rows *r, double min_value, struct graph *g)
+static int merge(const struct rows *r, double min_value, struct graph *g, struct profile *p)
 {
 	size_t *open = malloc(((size_t)r->max_len + 1) * sizeof(*open)); /* the path, by depth */
 	const struct row *prev = NULL;
@@ -596,6 +605,8 @@ static int merge(const struct rows *r, double min_value, struct graph *g)
 		const uint32_t *syms = r->syms + row->first;
 		uint32_t common = 0;
 
+		if (i % IDLE_ROWS == 0)
+			profile__idle(p);
 		while (prev && common < prev->len && common < row->len &&
 		       r->syms[prev->first + common] == syms[common])
 			common++;
@@ -881,7 +892,9 @@ static void put_header(struct writer *w, const char *title, int height)
 	fputs("</text>\n", w->out);
 }
 
-static int write_svg(FILE *out, struct rows *r, enum metric metric, const char *title)
+/* p: the profile to idle through; NULL for folded input */
+static int write_svg(FILE *out, struct rows *r, enum metric metric, const char *title,
+		     struct profile *p)
 {
 	struct writer w = { .out = out, .r = r, .metric = metric, .total = r->total };
 	struct graph g = {};
@@ -903,9 +916,9 @@ static int write_svg(FILE *out, struct rows *r, enum metric metric, const char *
 		fputs("</svg>\n", out);
 		return ferror(out) ? -EIO : 0;
 	}
-	err = sort_rows(r);
+	err = sort_rows(r, p);
 	if (!err)
-		err = merge(r, (double)w.total / SVG_MIN_SHARE, &g);
+		err = merge(r, (double)w.total / SVG_MIN_SHARE, &g, p);
 	if (err) {
 		free(g.frames);
 		return err;
@@ -927,8 +940,11 @@ static int write_svg(FILE *out, struct rows *r, enum metric metric, const char *
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
 		SVG_WIDTH - SVG_PAD, w.height - 10);
 	fputs("<g id=\"frames\">\n", out);
-	for (i = 0; i < g.count; i++)
+	for (i = 0; i < g.count; i++) {
+		if (i % IDLE_ROWS == 0)
+			profile__idle(p);
 		put_frame(&w, &g.frames[i]);
+	}
 	free(g.frames);
 	fputs("</g>\n", out);
 	fputs(svg_script, out);
@@ -956,7 +972,7 @@ int svg__write(FILE *out, struct profile *p, enum metric metric, const char *tit
 			err = add_shown(r, p, frames, n, value);
 	}
 	if (!err)
-		err = write_svg(out, r, metric, title);
+		err = write_svg(out, r, metric, title, p);
 	rows_destroy(r);
 	return err;
 }
@@ -974,7 +990,7 @@ int svg__write_folded(FILE *out, FILE *in, enum metric metric, const char *title
 		err = -EIO;
 	free(line);
 	if (!err)
-		err = write_svg(out, r, metric, title);
+		err = write_svg(out, r, metric, title, NULL);
 	rows_destroy(r);
 	return err;
 }

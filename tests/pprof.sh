@@ -7,6 +7,8 @@
 #   inline   (tests/targets/inline.c)   inlined frames, their lines
 #   hold     (tests/targets/hold.c)     a known heap, held while it is scraped
 #   churn    (tests/targets/churn.c)    3 threads churning while scraped
+#   leakstacks (tests/targets/leakstacks.c) 262144 stacks leaked, scraped
+#                                       while 2 threads allocate
 #
 #   tests/pprof.sh            run every test
 #   tests/pprof.sh REGEX      run the tests whose name matches REGEX
@@ -557,6 +559,49 @@ test_scrape_under_churn() { # curl scrapes /debug/pprof/heap as fast as it can w
 		check_top_ledger "$T_DIR/c-$si.top" "$T_DIR/c.exp" "$si" "churn, scraped"
 	done
 	check_invariant "churn, scraped"
+}
+
+test_scrape_large_leak() { # a page of 262144 stacks while 2 threads allocate: no event lost, the rings read every 100 ms while written, the leak exact
+	need_target leakstacks || return
+	local levels=18 target gap n
+	start_listening l leakstacks -vv -- "$levels" 6 || return
+	target=$(awk '{ print $2 }' "$T_DIR/l.ready")
+	# a first page, before the leak, reads the debug information the
+	# stacks name (libc's: 100-250 ms in one go, once)
+	curl -s -m 30 -o /dev/null "$URL/debug/pprof/heap"
+	kill -USR1 "$target"
+	if ! wait_for_grep "$T_DIR/l.err" '^leakstacks: leaked' 30 "$TL_PID"; then
+		fail "leakstacks did not leak"
+		return
+	fi
+	assert_eq "$(curl -s -m 30 -o "$T_DIR/l.pb.gz" -w '%{http_code}' "$URL/debug/pprof/heap")" 200 \
+		"large leak: the page"
+	wait_pid "$TL_PID" 30
+	TL_RC=$WAIT_RC
+	check_normal_end l '^target exited with status 0$' "large leak, scraped" || return
+	assert_eq "$SUM_LOST" 0 "large leak, scraped: lost events"
+	check_invariant "large leak, scraped"
+	check_expect_file "$T_DIR/l.exp" leakstacks || return
+	note "$(grep -E '^tracelloc: (http|the ring buffer was)' "$T_DIR/l.err" | sed 's/^tracelloc: //' | tr '\n' ' ')"
+	assert_grep "$T_DIR/l.err" 'read at least every [0-9.]+ ms, every [0-9.]+ ms while pages and files were written' \
+		"large leak: -v says how long the rings went unread while pages were written"
+	# -vv names every gap over 50 ms: those while the page of the leak was
+	# written stay under 100 (the bound is 50; room for a loaded machine)
+	gap=$(awk '/^leakstacks: leaked/ { on = 1 }
+		on && /went unread for .* while a page or file was written/ {
+			for (i = 1; i <= NF; i++) if ($i == "for") v = $(i + 1) + 0
+			if (v > max) max = v
+		}
+		END { printf "%d\n", max }' "$T_DIR/l.err")
+	assert_int_le "$gap" 99 "large leak: longest ms the rings went unread while the page was written"
+	pprof_top l-inuse inuse_space "$T_DIR/l.pb.gz" || return
+	pprof_top l-objects inuse_objects "$T_DIR/l.pb.gz" || return
+	n=$(ledger_value "$T_DIR/l.exp" live-count site_stacks_leak)
+	assert_eq "$n" $((1 << levels)) "large leak: blocks in the ledger"
+	assert_eq "$(top_cum "$T_DIR/l-inuse.top" site_stacks_leak)" \
+		"$(ledger_value "$T_DIR/l.exp" live site_stacks_leak)" "large leak, the page: inuse_space of site_stacks_leak"
+	assert_eq "$(top_cum "$T_DIR/l-objects.top" site_stacks_leak)" "$n" \
+		"large leak, the page: inuse_objects of site_stacks_leak"
 }
 
 test_metrics_rate() { # /metrics: allocation rate of a target that allocates 100 bytes every 20 ms

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "busy_heap.h"
 #include "folded.h"
 #include "heap.h"
 #include "profile.h"
+#include "sort.h"
 #include "test.h"
 #include "tracelloc.h"
 
@@ -668,4 +670,83 @@ TEST(folded_metrics_merge_and_order)
 		      U " 200\n"
 		      U ";" U ";" U " 120\n");
 	heap__destroy(h);
+}
+
+/*
+ * A snapshot is one moment of the heap, though it is copied a piece at a
+ * time, events changing the heap in between: every stack as it was after the
+ * same number of idle calls.
+ */
+TEST(profile_snapshot_is_one_moment)
+{
+	const uint32_t nstacks = 60000;
+	struct profile_opts opts = {};
+	struct profile *p = NULL;
+	struct busy_heap b;
+	uint32_t i, moment, made;
+
+	ASSERT_OK(busy_heap__init(&b, nstacks), "heap of %u stacks", nstacks);
+	busy_heap__attach(&b, &opts);
+	p = profile__snapshot(b.heap, &opts);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	ASSERT_OK(b.err, "allocations while it was taken");
+	/* the memory is readied idling, before the moment; the copy idles after */
+	moment = p->stacks[0].totals.alloc_count - 1;
+	ASSERT_GE(moment, 1, "idle calls before the moment");
+	ASSERT_GE(b.idle_calls, moment + 3, "idle calls while copying");
+	made = moment * BUSY_NEW_STACKS;
+	ASSERT_EQ(p->count, nstacks + made, "stacks: as built, and those made before the moment");
+	for (i = 0; i < nstacks; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+
+		ASSERT_EQ(s->stack_id, i + 1, "stack %u: id", i);
+		ASSERT_EQ(s->fn, busy_heap__fn(i), "stack %u: allocator", i);
+		ASSERT_EQ(s->totals.alloc_count, 1 + moment, "stack %u: allocations", i);
+		ASSERT_EQ(s->totals.live_bytes, busy_heap__size(i) + moment, "stack %u: live bytes", i);
+	}
+	for (i = nstacks; i < p->count; i++)
+		ASSERT_EQ(p->stacks[i].totals.alloc_count, 1, "stack %u, made by an idle call", i);
+	ASSERT_EQ(p->stats.alloc_calls, nstacks + moment * (nstacks + BUSY_NEW_STACKS),
+		  "the heap's calls at the moment");
+	/* the heap went on: the snapshot did not */
+	ASSERT_EQ(stacks__peek(heap__stacks(b.heap), 1)->alloc_count, 1 + b.idle_calls,
+		  "stack 1 in the heap");
+	profile__destroy(p);
+	busy_heap__destroy(&b);
+}
+
+/* folded output written while events arrive is the output of the snapshot */
+TEST(folded_while_events_arrive)
+{
+	struct profile_opts opts = { .allocator_frame = true };
+	char *quiet = NULL, *busy = NULL;
+	size_t quiet_size = 0, busy_size = 0;
+	struct profile *p = NULL;
+	struct busy_heap b;
+	FILE *out;
+	int err;
+
+	ASSERT_OK(busy_heap__init(&b, 30000), "heap");
+	b.few = true;
+	p = profile__snapshot(b.heap, &opts);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	out = open_memstream(&quiet, &quiet_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = folded__write(out, p, METRIC_LIVE_BYTES);
+	fclose(out);
+	ASSERT_OK(err, "folded__write, no events");
+	busy_heap__attach(&b, &p->opts);
+	out = open_memstream(&busy, &busy_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = folded__write(out, p, METRIC_LIVE_BYTES);
+	fclose(out);
+	ASSERT_OK(err, "folded__write, events arriving");
+	ASSERT_OK(b.err, "allocations while it was written");
+	/* one a stack as it is shown, then more as the lines are sorted */
+	ASSERT_GE(b.idle_calls, 30000 + 30000 / SORT_TICK_EVERY, "idle calls");
+	ASSERT_STREQ(busy, quiet, "the same lines");
+	free(quiet);
+	free(busy);
+	profile__destroy(p);
+	busy_heap__destroy(&b);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
+#include "busy_heap.h"
 #include "filter.h"
 #include "heap.h"
 #include "pprof.h"
@@ -325,4 +326,74 @@ TEST(pprof_include_leaves_stacks_out)
 		ASSERT_EQ(w.profile->n_sample_type, 4, "sample types of an empty profile");
 	}
 	written_free(&w);
+}
+
+/*
+ * A profile of many stacks is streamed, in chunks, idling between them,
+ * while events change the heap and move the frames of its stacks: it is the
+ * profile of the snapshot still, and the bytes protobuf-c packs for it.
+ */
+TEST(pprof_streamed_while_events_arrive)
+{
+	const uint32_t nstacks = 30000;
+	struct pprof_opts opts = { .time_ns = 1, .comment = "busy" };
+	struct profile_opts popts = {};
+	uint8_t *raw = NULL, *repacked = NULL;
+	size_t raw_size = 0, gz_size = 0, i, j;
+	struct profile *p = NULL;
+	Profile *pr = NULL;
+	struct busy_heap b;
+	char *gz = NULL;
+	FILE *out;
+	int err;
+
+	ASSERT_OK(busy_heap__init(&b, nstacks), "heap");
+	b.few = true;
+	p = profile__snapshot(b.heap, &popts);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	busy_heap__attach(&b, &p->opts);
+	out = open_memstream(&gz, &gz_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = pprof__write(out, p, &opts);
+	fclose(out);
+	ASSERT_OK(err, "pprof__write");
+	ASSERT_OK(b.err, "allocations while it was written");
+	raw = inflate_all(gz, gz_size, &raw_size);
+	ASSERT_OK_PTR(raw, "gunzip");
+	ASSERT_GT(raw_size, 8 << 16, "several chunks to compress");
+	ASSERT_GE(b.idle_calls, nstacks + raw_size / (1 << 16), "idle calls: a stack, a chunk");
+	pr = perftools__profiles__profile__unpack(NULL, raw_size, raw);
+	ASSERT_OK_PTR(pr, "decode profile.proto");
+	repacked = malloc(raw_size);
+	ASSERT_OK_PTR(repacked, "malloc");
+	ASSERT_EQ(perftools__profiles__profile__get_packed_size(pr), raw_size, "packed size");
+	perftools__profiles__profile__pack(pr, repacked);
+	ASSERT_TRUE(!memcmp(repacked, raw, raw_size), "the bytes protobuf-c packs");
+
+	ASSERT_EQ(pr->n_sample, nstacks, "samples: the stacks of the snapshot");
+	for (i = 0; i < pr->n_location; i++)
+		ASSERT_EQ(pr->location[i]->id, i + 1, "location ids are dense");
+	for (i = 0; i < nstacks; i++) {
+		const Sample *s = pr->sample[i];
+		const uint64_t *frames;
+		uint32_t n;
+
+		frames = busy_heap__frames(&b, (uint32_t)i, &n);
+		ASSERT_EQ(s->n_location_id, n, "sample %zu: locations", i);
+		for (j = 0; j < n; j++)
+			ASSERT_EQ(pr->location[s->location_id[j] - 1]->address, frames[j] - 1,
+				  "sample %zu: frame %zu", i, j);
+		ASSERT_EQ(s->n_value, 4, "sample %zu: values", i);
+		ASSERT_EQ(s->value[0], 1, "sample %zu: alloc_objects", i);
+		ASSERT_EQ(s->value[1], busy_heap__size((uint32_t)i), "sample %zu: alloc_space", i);
+		ASSERT_EQ(s->value[2], 1, "sample %zu: inuse_objects", i);
+		ASSERT_EQ(s->value[3], busy_heap__size((uint32_t)i), "sample %zu: inuse_space", i);
+	}
+	ASSERT_STREQ(str(pr, pr->comment[0]), "busy", "comment, after the samples");
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(repacked);
+	free(raw);
+	free(gz);
+	profile__destroy(p);
+	busy_heap__destroy(&b);
 }

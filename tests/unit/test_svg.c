@@ -8,9 +8,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "busy_heap.h"
 #include "filter.h"
 #include "heap.h"
 #include "profile.h"
+#include "sort.h"
 #include "svg.h"
 #include "test.h"
 #include "tracelloc.h"
@@ -992,4 +994,41 @@ TEST(svg_100k_stacks)
 		ASSERT_GE(d.frames[i].v * 1000, sum, "frame %zu is at least 0.1%% wide", i);
 	ASSERT_LT(d.count, 10000, "frames drawn");
 	doc_free(&d);
+}
+
+/* an SVG written while events arrive is the SVG of the snapshot */
+TEST(svg_while_events_arrive)
+{
+	struct profile_opts opts = { .allocator_frame = true };
+	char *quiet = NULL, *busy = NULL;
+	size_t quiet_size = 0, busy_size = 0;
+	struct profile *p = NULL;
+	struct busy_heap b;
+	FILE *out;
+	int err;
+
+	ASSERT_OK(busy_heap__init(&b, 30000), "heap");
+	b.few = true;
+	p = profile__snapshot(b.heap, &opts);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	out = open_memstream(&quiet, &quiet_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = svg__write(out, p, METRIC_ALLOC_BYTES, NULL);
+	fclose(out);
+	ASSERT_OK(err, "svg__write, no events");
+	busy_heap__attach(&b, &p->opts);
+	out = open_memstream(&busy, &busy_size);
+	ASSERT_OK_PTR(out, "open_memstream");
+	err = svg__write(out, p, METRIC_ALLOC_BYTES, NULL);
+	fclose(out);
+	ASSERT_OK(err, "svg__write, events arriving");
+	ASSERT_OK(b.err, "allocations while it was written");
+	/* one a stack as it is shown, then more as the rows are sorted and merged */
+	ASSERT_GE(b.idle_calls, 30000 + 2 * (30000 / SORT_TICK_EVERY), "idle calls");
+	ASSERT_TRUE(quiet_size > 10000 && busy_size == quiet_size && !memcmp(busy, quiet, quiet_size),
+		    "the same SVG (%zu and %zu bytes)", quiet_size, busy_size);
+	free(quiet);
+	free(busy);
+	profile__destroy(p);
+	busy_heap__destroy(&b);
 }

@@ -686,6 +686,46 @@ TEST(stacks_frames_and_totals)
 	stacks__destroy(s);
 }
 
+static void note_change(void *ctx, uint32_t id)
+{
+	uint32_t *seen = ctx;
+
+	seen[id]++;
+}
+
+/* a guard sees a stack in its range before it is handed out to change, and
+ * only then */
+TEST(stacks_guard)
+{
+	uint64_t frames[1];
+	struct stacks *s = stacks__new();
+	uint32_t seen[8] = {}, id;
+
+	ASSERT_OK_PTR(s, "stacks__new");
+	for (id = 1; id <= 6; id++) {
+		frames[0] = id;
+		ASSERT_EQ(stacks__intern(s, frames, 1), id, "stack %u", id);
+	}
+	stacks__set_fn(s, 1, 1);
+	stacks__guard(s, 3, 5, note_change, seen);
+	for (id = 1; id <= 6; id++)
+		stacks__totals(s, id)->alloc_count++;
+	for (id = 1; id <= 6; id++)
+		ASSERT_EQ(seen[id], id >= 3 && id <= 5, "stack %u: seen before its totals change", id);
+	ASSERT_EQ(stacks__peek(s, 4)->alloc_count, 1, "the change");
+	ASSERT_EQ(seen[4], 1, "peek is no change");
+	stacks__set_fn(s, 4, 2);
+	ASSERT_EQ(seen[4], 2, "stack 4: seen before its allocator is set");
+	stacks__set_fn(s, 4, 3);
+	ASSERT_EQ(seen[4], 2, "an allocator set already does not change");
+	ASSERT_EQ(stacks__fn(s, 4), 2, "the first allocator stays");
+	stacks__guard(s, 1, 0, NULL, NULL);
+	stacks__totals(s, 4)->alloc_count++;
+	stacks__set_fn(s, 5, 2);
+	ASSERT_EQ(seen[4] + seen[5], 3, "no guard: nothing seen");
+	stacks__destroy(s);
+}
+
 /* stack number i: 1 + i % 40 frames, all derived from i */
 static uint32_t make_stack(uint64_t *frames, uint32_t i)
 {
