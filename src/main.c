@@ -191,6 +191,14 @@ static int pid_namespace(uint64_t *dev, uint64_t *ino)
 	return 0;
 }
 
+/* the target has exited (its pidfd polls readable) */
+static bool target_gone(struct session *s)
+{
+	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
 /* the unwind tables of what the target maps now, built before the probes
  * attach; the maps that hold them are sized from them */
 static int build_unwind_tables(struct session *s)
@@ -202,6 +210,8 @@ static int build_unwind_tables(struct session *s)
 	if (s->opts.unwind == UNWIND_MODE_FP)
 		return bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
 	err = unwinder__new(target__pid(s->target), &s->unwinder);
+	if (err == -ESRCH || (err && target_gone(s)))
+		return fail(0, "pid %d exited while attaching", target__pid(s->target));
 	if (err)
 		return fail(err, "cannot read the unwind tables of pid %d", target__pid(s->target));
 	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwinder__capacity(s->unwinder));
@@ -267,14 +277,6 @@ static int open_bpf(struct session *s)
 	return 0;
 }
 
-/* the target has exited (its pidfd polls readable) */
-static bool target_gone(struct session *s)
-{
-	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1;
-}
-
 static int find_allocator(struct session *s)
 {
 	pid_t pid = target__pid(s->target);
@@ -322,6 +324,8 @@ static int load_bpf(struct session *s)
 		};
 
 		err = unwinder__publish(s->unwinder, &maps);
+		if (err == -ESRCH || (err && target_gone(s)))
+			return fail(0, "pid %d exited while attaching", target__pid(s->target));
 		if (err)
 			return fail(err, "cannot hand the unwind tables to the BPF programs");
 	}
