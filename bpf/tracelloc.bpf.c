@@ -437,6 +437,23 @@ static __always_inline long fp_frame(struct call_state *s, __u32 n)
 	return push_frame(s, n, ret, fp + 16, next, 0);
 }
 
+static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, bool *file)
+{
+	*file = vma->vm_file != NULL;
+	return 0;
+}
+
+/* is pc in a file's mapping? Code of a file the daemon has not read yet
+ * (dlopen a moment ago) is not walked by frame pointer: that could invent a
+ * frame. Anonymous code (a JIT) is. */
+static __always_inline bool in_file_mapping(__u64 pc)
+{
+	bool file = false;
+
+	bpf_find_vma(bpf_get_current_task_btf(), pc, vma_has_file, &file, 0);
+	return file;
+}
+
 /*
  * One frame by the unwind tables: the row of the frame's pc gives the CFA
  * (the caller's rsp), the return address at CFA - 8 and the caller's rbp.
@@ -457,7 +474,12 @@ static __always_inline long unwind_step(struct call_state *s)
 	look = s->walk.exact ? pc : pc - 1;
 	m = find_module(s, look);
 	if (!m) {
-		if (unwind_mode == UNWIND_MODE_AUTO)
+		if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
+			return fp_frame(s, n);
+		return cut(COUNTER_CUT_NO_TABLE);
+	}
+	if (!m->nrows) {
+		if (m->first_row == UNWIND_NO_CFI && unwind_mode == UNWIND_MODE_AUTO)
 			return fp_frame(s, n);
 		return cut(COUNTER_CUT_NO_TABLE);
 	}

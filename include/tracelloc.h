@@ -133,7 +133,9 @@ enum unwind_mode {
 /*
  * One executable mapping with a table: its rows are rows[first_row] up to
  * rows[first_row + nrows - 1] of the rows map; pc - bias is the ELF address.
- * nrows 0: the file's rows did not fit, its frames end the stack.
+ * nrows 0: the file's rows did not fit, its frames end the stack; or, with
+ * first_row UNWIND_NO_CFI, the file has no unwind information: its frames are
+ * walked by frame pointer (auto) or end the stack (dwarf).
  */
 struct unwind_module {
 	unsigned long long start;
@@ -142,6 +144,8 @@ struct unwind_module {
 	unsigned int first_row;
 	unsigned int nrows;
 };
+
+#define UNWIND_NO_CFI 0xffffffffU
 
 /* modules in one half of the descriptor map */
 #define MAX_UNWIND_MODULES 256

@@ -236,14 +236,20 @@ static void publish_modules(struct unwinder *u, const struct maps *maps)
 		if (!is_table_mapping(m) || n == MAX_UNWIND_MODULES)
 			continue;
 		f = file_of(u, m);
-		if (!f || f->status)
+		if (!f)
 			continue;
 		for (j = 0; j < f->nsegs && f->segs[j].offset != m->offset; j++)
 			;
-		if (j == f->nsegs)
-			continue;
 		out[n].start = m->start;
 		out[n].end = m->end;
+		if (f->status || j == f->nsegs) {
+			/* no unwind information: frame pointers, where allowed */
+			out[n].bias = 0;
+			out[n].first_row = UNWIND_NO_CFI;
+			out[n].nrows = 0;
+			n++;
+			continue;
+		}
 		out[n].bias = m->start - f->segs[j].vaddr;
 		out[n].first_row = f->first_row;
 		/* no rows: the frames in it end the stack rather than guess */
