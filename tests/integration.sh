@@ -468,6 +468,16 @@ test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [a
 	assert_grep "$T_DIR/a.out" '^ +0x[0-9a-f]+ \[anon\]$' "anon: the report shows the [anon] frame"
 }
 
+test_unwind_dwarf_anon() { # --unwind dwarf: JIT code has no table, its stack ends there, counted in the summary
+	need_target anon || return
+	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")
+	tl_run a --unwind dwarf -i 0 -t 3 -f "$T_DIR/a.fg" -- "$TB/anon"
+	check_normal_end a '^target exited with status 0$' "anon --unwind dwarf" || return
+	assert_grep "$T_DIR/a.fg" '^\[anon\] 4321$' "anon --unwind dwarf: the stack ends at the code with no table"
+	assert_grep "$T_DIR/a.out" '^    stacks cut short: 1 \(no table 1, rule 0, unreadable 0, depth 0\)$' \
+		"anon --unwind dwarf: the summary counts the stack cut short"
+}
+
 test_debuglink() { # debug info found through .gnu_debuglink beside a stripped binary
 	need_target exitcode || return
 	cp "$TB/exitcode" "$T_DIR/stripped"
