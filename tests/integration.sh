@@ -91,6 +91,13 @@ test_nofp_unwind_dwarf() { # the same with --unwind dwarf: tables only
 	check_nofp_stacks "nofp_chain --unwind dwarf"
 }
 
+test_nofp_unwind_signal() { # an allocation in a signal handler: unwound through the signal frame to main
+	METRICS="live" ledger_test nofp_signal
+	assert_grep "$T_DIR/live.fg" "^$START;main;interrupted;raise;[^ ]*;on_usr1;in_handler 96\$" \
+		"nofp_signal: the handler's stack goes on through the interrupted code to main"
+	assert_no_grep "$T_DIR/live.out" "stacks cut short" "nofp_signal: no stack ended early"
+}
+
 test_nofp_unwind_fp() { # the same code with --unwind fp: frame pointers lose the callers
 	need_target nofp_chain || return
 	TL_ENV=(TL_EXPECT="$T_DIR/fp.exp")
