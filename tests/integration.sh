@@ -98,6 +98,17 @@ test_nofp_unwind_signal() { # an allocation in a signal handler: unwound through
 	assert_no_grep "$T_DIR/live.out" "stacks cut short" "nofp_signal: no stack ended early"
 }
 
+test_stack_depth_limit() { # a stack deeper than 127 frames keeps its innermost 127, counted cut short (auto and fp)
+	local mode frames
+	for mode in auto fp; do
+		METRICS="live" TL_ARGS="--unwind $mode" ledger_test deep
+		frames=$(awk -F';' '/ 64$/ { print NF }' "$T_DIR/live.fg")
+		assert_eq "$frames" 127 "deep --unwind $mode: frames in the stack"
+		assert_grep "$T_DIR/live.out" '^    stacks cut short: 1 \(no table 0, rule 0, unreadable 0, depth 1\)$' \
+			"deep --unwind $mode: the summary counts the stack cut at the depth limit"
+	done
+}
+
 test_nofp_unwind_fp() { # the same code with --unwind fp: frame pointers lose the callers
 	need_target nofp_chain || return
 	TL_ENV=(TL_EXPECT="$T_DIR/fp.exp")
