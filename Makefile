@@ -36,6 +36,8 @@ LIB_OBJS := $(filter-out $(OBJ)/main.o,$(OBJS))
 
 # test targets: tests/targets/NAME.c[pp] -> build/tests/NAME
 TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
+# tests/targets/nofp_*.c: code as distributions build it, without frame pointers
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/swaplib.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(wildcard tests/targets/*.cpp)
 TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
@@ -74,6 +76,9 @@ $(BIN): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 -include $(OBJS:.o=.d)
+
+$(OUT)/tests/nofp_%: tests/targets/nofp_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(NOFP_CFLAGS) -o $@ $<
 
 $(OUT)/tests/%: tests/targets/%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -35,6 +35,8 @@ const volatile __u64 wakeup_bytes = 1 << 20;
  * average, a Poisson process over the bytes allocated, as tcmalloc does */
 const volatile __u64 sample_bytes = 0;
 const volatile __u32 neg_log_table[EXP_TABLE_SIZE] = {};
+/* enum unwind_mode */
+const volatile __u32 unwind_mode = UNWIND_MODE_FP;
 
 /* How many times ld.so said it changes the maps (dlopen, dlclose: twice
  * each). A library unloaded and another loaded at its place give a return
@@ -56,10 +58,15 @@ struct call_state {
 	 * program on the same CPU could overwrite */
 	struct alloc_event event;
 	struct {
-		__u64 fp;		/* the frame to read next */
+		__u64 fp;		/* the frame to read next; unwinding: the frame's rbp */
 		__u64 base;		/* user address of window[0] */
 		__u64 valid;		/* bytes of the window read from base */
 		__u32 n;		/* frames in event.stack */
+		__u32 exact;		/* unwinding: pc is where the frame resumes, not a return address */
+		__u64 pc;		/* unwinding: the frame's pc and rsp */
+		__u64 sp;
+		__u32 half;		/* the half of unwind_mods read once per walk */
+		__u32 nmods;
 	} walk;
 	__u64 window[STACK_WINDOW_WORDS];	/* a copy of the user stack from walk.base */
 };
@@ -100,6 +107,34 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+/*
+ * Unwind tables (enum unwind_mode): the daemon appends each file's rows to
+ * unwind_rows, and lists the executable mappings that have rows, sorted by
+ * start, in one half of unwind_mods while the walks read the other; then it
+ * sets mods_half. Both maps are mmapped by the daemon and sized at load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 2 * MAX_UNWIND_MODULES);
+	__type(key, __u32);
+	__type(value, struct unwind_module);
+} unwind_mods SEC(".maps");
+
+__u32 mods_half = 0;
+__u32 mods_count[2] = {};
+/* the uretprobe trampoline's page: a return address there is not the caller's */
+__u64 uprobes_start = 0;
+__u64 uprobes_end = 0;
 
 static __always_inline void count(__u32 which)
 {
@@ -295,23 +330,262 @@ static long walk_frame(__u64 i, struct call_state **sp)
 	return walk_step(*sp);
 }
 
+/* the word at user address addr, through the window; a miss reads a new
+ * window from addr up to the end of its page */
+static __always_inline int read_word(struct call_state *s, __u64 addr, __u64 *out)
+{
+	__u64 off = addr - s->walk.base, len;
+
+	if (addr & 7)
+		return bpf_probe_read_user(out, sizeof(*out), (void *)addr);
+	if (off + 8 > s->walk.valid || off >= sizeof(s->window)) {
+		len = 4096 - (addr & 4095);
+		if (len > sizeof(s->window))
+			len = sizeof(s->window);
+		if (len < 8)
+			len = 8;
+		if (bpf_probe_read_user(s->window, len, (void *)addr))
+			return -1;
+		s->walk.base = addr;
+		s->walk.valid = len;
+		off = 0;
+	}
+	*out = s->window[(off >> 3) & (STACK_WINDOW_WORDS - 1)];
+	return 0;
+}
+
+/* the module that holds pc, or NULL */
+static __always_inline struct unwind_module *find_module(struct call_state *s, __u64 pc)
+{
+	__u32 lo = 0, hi = s->walk.nmods, mid, key, base = s->walk.half * MAX_UNWIND_MODULES;
+	struct unwind_module *m;
+	int i;
+
+	/* the last module whose start is at most pc */
+	for (i = 0; i < 9 && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		key = base + mid;
+		m = bpf_map_lookup_elem(&unwind_mods, &key);
+		if (!m)
+			return NULL;
+		if (m->start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo < hi)
+		return NULL;
+	key = base + lo - 1;
+	m = bpf_map_lookup_elem(&unwind_mods, &key);
+	return m && pc < m->end ? m : NULL;
+}
+
+/* the row of the module that holds elf_pc, or NULL */
+static __always_inline struct unwind_row *find_row(struct unwind_module *m, __u64 elf_pc)
+{
+	__u32 lo = 0, hi = m->nrows, mid, key, first = m->first_row;
+	struct unwind_row *row;
+	int i;
+
+	for (i = 0; i < 24 && lo < hi; i++) {
+		mid = (lo + hi) / 2;
+		key = first + mid;
+		row = bpf_map_lookup_elem(&unwind_rows, &key);
+		if (!row)
+			return NULL;
+		if (row->pc <= elf_pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || lo < hi)
+		return NULL;
+	key = first + lo - 1;
+	return bpf_map_lookup_elem(&unwind_rows, &key);
+}
+
+static __always_inline long cut(__u32 why)
+{
+	count(why);
+	return 1;
+}
+
+static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, __u64 sp,
+				       __u64 fp, __u32 exact)
+{
+	if (n >= MAX_STACK_DEPTH)
+		return cut(COUNTER_CUT_DEPTH);
+	s->event.stack[n] = pc;
+	s->walk.n = n + 1;
+	s->walk.pc = pc;
+	s->walk.sp = sp;
+	s->walk.fp = fp;
+	s->walk.exact = exact;
+	return 0;
+}
+
+/* a frame with no table, by its frame pointer: its caller's rbp and return address */
+static __always_inline long fp_frame(struct call_state *s, __u32 n)
+{
+	__u64 fp = s->walk.fp, next, ret;
+
+	if (!fp || (fp & 7) || read_word(s, fp, &next) || read_word(s, fp + 8, &ret) || !ret)
+		return 1;
+	/* a frame pointer chain grows toward higher addresses */
+	if (next <= fp)
+		next = 0;
+	return push_frame(s, n, ret, fp + 16, next, 0);
+}
+
+static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, bool *file)
+{
+	*file = vma->vm_file != NULL;
+	return 0;
+}
+
+/* is pc in a file's mapping? Code of a file the daemon has not read yet
+ * (dlopen a moment ago) is not walked by frame pointer: that could invent a
+ * frame. Anonymous code (a JIT) is. */
+static __always_inline bool in_file_mapping(__u64 pc)
+{
+	bool file = false;
+
+	bpf_find_vma(bpf_get_current_task_btf(), pc, vma_has_file, &file, 0);
+	return file;
+}
+
+/*
+ * One frame by the unwind tables: the row of the frame's pc gives the CFA
+ * (the caller's rsp), the return address at CFA - 8 and the caller's rbp.
+ * A frame that cannot be followed ends the stack: never a made-up frame.
+ */
+static __always_inline long unwind_step(struct call_state *s)
+{
+	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp;
+	__u32 n = s->walk.n;
+	struct unwind_module *m;
+	struct unwind_row *row;
+
+	if (n >= MAX_STACK_DEPTH)
+		return cut(COUNTER_CUT_DEPTH);
+	if (pc >= uprobes_start && pc < uprobes_end)
+		return cut(COUNTER_CUT_NO_TABLE);
+	/* a return address is past the call: its frame is the call's */
+	look = s->walk.exact ? pc : pc - 1;
+	m = find_module(s, look);
+	if (!m) {
+		if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
+			return fp_frame(s, n);
+		return cut(COUNTER_CUT_NO_TABLE);
+	}
+	if (!m->nrows) {
+		if (m->first_row == UNWIND_NO_CFI && unwind_mode == UNWIND_MODE_AUTO)
+			return fp_frame(s, n);
+		return cut(COUNTER_CUT_NO_TABLE);
+	}
+	row = find_row(m, look - m->bias);
+	if (!row)
+		return cut(COUNTER_CUT_NO_TABLE);
+	switch (row->cfa_kind) {
+	case UNWIND_CFA_RSP:
+		cfa = sp + row->cfa_offset;
+		break;
+	case UNWIND_CFA_RBP:
+		if (!fp)
+			return cut(COUNTER_CUT_RULE);
+		cfa = fp + row->cfa_offset;
+		break;
+	case UNWIND_CFA_PLT:
+		cfa = sp + 8 + ((__u64)((pc & 15) >= (__u64)row->cfa_offset) << 3);
+		break;
+	case UNWIND_CFA_DEREF_RBP:
+		if (!fp || read_word(s, fp + row->cfa_offset, &cfa))
+			return cut(COUNTER_CUT_UNREADABLE);
+		break;
+	case UNWIND_CFA_SIGNAL:
+		/* the interrupted frame: its registers are in the ucontext */
+		if (read_word(s, sp + row->cfa_offset, &cfa) ||
+		    read_word(s, sp + row->cfa_offset + 8, &ra) ||
+		    read_word(s, sp + row->rbp_offset, &rbp))
+			return cut(COUNTER_CUT_UNREADABLE);
+		if (!ra)
+			return 1;
+		/* it was interrupted at ra, not past a call */
+		return push_frame(s, n, ra, cfa, rbp, 1);
+	case UNWIND_CFA_OUTERMOST:
+		return 1;
+	case UNWIND_CFA_GAP:
+		return cut(COUNTER_CUT_NO_TABLE);
+	default:
+		return cut(COUNTER_CUT_RULE);
+	}
+	/* the caller's frame lies above this one */
+	if (cfa <= sp)
+		return cut(COUNTER_CUT_RULE);
+	if (read_word(s, cfa - 8, &ra))
+		return cut(COUNTER_CUT_UNREADABLE);
+	switch (row->rbp_kind) {
+	case UNWIND_RBP_SAME:
+		rbp = fp;
+		break;
+	case UNWIND_RBP_AT_CFA:
+		if (read_word(s, cfa + row->rbp_offset, &rbp))
+			return cut(COUNTER_CUT_UNREADABLE);
+		break;
+	case UNWIND_RBP_AT_RBP:
+		if (!fp || read_word(s, fp + row->rbp_offset, &rbp))
+			return cut(COUNTER_CUT_UNREADABLE);
+		break;
+	default:
+		/* unknown from here: a later rule that needs it ends the stack */
+		rbp = 0;
+	}
+	if (!ra)
+		return 1;
+	return push_frame(s, n, ra, cfa, rbp, 0);
+}
+
+static long unwind_frame(__u64 i, struct call_state **sp)
+{
+	return unwind_step(*sp);
+}
+
 /* into s->event.stack; returns the number of frames. Stops where the chain
  * ends or breaks. The first frames are walked inline: a bpf_loop call and its
  * callbacks cost ~100 ns a stack here. Each inline frame adds to the
  * verifier's work at attach: 8 cost ~3 ms, 16 cost ~30 ms. Deeper stacks go
- * on in the loop. */
+ * on in the loop. With unwind tables every frame is one callback: a table
+ * step inline is too much for the verifier. */
 static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s)
 {
+	__u32 half;
+
 	s->event.stack[0] = PT_REGS_IP(ctx);
 	s->walk.fp = PT_REGS_FP(ctx);
 	s->walk.base = 0;
 	s->walk.valid = 0;
 	s->walk.n = 1;
+	if (unwind_mode != UNWIND_MODE_FP) {
+		/* the caller resumes at ip with the registers it had before the call */
+		s->walk.pc = PT_REGS_IP(ctx);
+		s->walk.sp = PT_REGS_SP(ctx);
+		s->walk.exact = 1;
+		/* once per walk: the daemon flips it after writing the other half */
+		half = *(volatile __u32 *)&mods_half & 1;
+		s->walk.half = half;
+		s->walk.nmods = mods_count[half];
+		if (s->walk.nmods > MAX_UNWIND_MODULES)
+			s->walk.nmods = MAX_UNWIND_MODULES;
+		bpf_loop(MAX_STACK_DEPTH, unwind_frame, &s, 0);
+		return s->walk.n;
+	}
 #pragma unroll
 	for (int i = 0; i < WALK_INLINE; i++)
 		if (walk_step(s))
 			return s->walk.n;
 	bpf_loop(MAX_STACK_DEPTH - 1 - WALK_INLINE, walk_frame, &s, 0);
+	if (s->walk.n >= MAX_STACK_DEPTH)
+		count(COUNTER_CUT_DEPTH);
 	return s->walk.n;
 }
 

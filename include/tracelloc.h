@@ -76,6 +76,11 @@ enum bpf_counter {
 	COUNTER_LOST_FREE,	/* ring buffer full: free/realloc event dropped */
 	COUNTER_NO_STATE,	/* no per-thread state could be created: call not traced */
 	COUNTER_SAMPLED_FULL,	/* sampling: the table of sampled blocks was full */
+	/* stacks that end before their outermost frame, by cause */
+	COUNTER_CUT_NO_TABLE,	/* code without an unwind table (or one that did not fit) */
+	COUNTER_CUT_RULE,	/* a rule not followed here, or one that went nowhere */
+	COUNTER_CUT_UNREADABLE,	/* the stack could not be read */
+	COUNTER_CUT_DEPTH,	/* MAX_STACK_DEPTH frames */
 	COUNTER__COUNT,
 };
 
@@ -117,5 +122,32 @@ struct unwind_row {
 	unsigned char cfa_kind;		/* enum unwind_cfa */
 	unsigned char rbp_kind;		/* enum unwind_rbp */
 };
+
+/* how the return program walks the stack */
+enum unwind_mode {
+	UNWIND_MODE_FP = 0,	/* frame pointers only */
+	UNWIND_MODE_AUTO,	/* the tables, frame pointers where no table covers the code */
+	UNWIND_MODE_DWARF,	/* the tables only */
+};
+
+/*
+ * One executable mapping with a table: its rows are rows[first_row] up to
+ * rows[first_row + nrows - 1] of the rows map; pc - bias is the ELF address.
+ * nrows 0: the file's rows did not fit, its frames end the stack; or, with
+ * first_row UNWIND_NO_CFI, the file has no unwind information: its frames are
+ * walked by frame pointer (auto) or end the stack (dwarf).
+ */
+struct unwind_module {
+	unsigned long long start;
+	unsigned long long end;
+	unsigned long long bias;
+	unsigned int first_row;
+	unsigned int nrows;
+};
+
+#define UNWIND_NO_CFI 0xffffffffU
+
+/* modules in one half of the descriptor map */
+#define MAX_UNWIND_MODULES 256
 
 #endif /* TRACELLOC_H */

@@ -39,6 +39,7 @@
 #include "target.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
+#include "unwinder.h"
 
 #define POLL_EVERY_MS 20
 
@@ -51,6 +52,8 @@ struct session {
 	struct heap *heap;
 	struct events *events;
 	struct symbolizer *symbolizer;
+	struct unwinder *unwinder;	/* NULL: frame pointers only */
+	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
 	struct filter *filter;
 	struct http *http;
 	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
@@ -189,6 +192,42 @@ static int pid_namespace(uint64_t *dev, uint64_t *ino)
 	return 0;
 }
 
+/* the target has exited (its pidfd polls readable) */
+static bool target_gone(struct session *s)
+{
+	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/* the unwind tables of what the target maps now, built before the probes
+ * attach; the maps that hold them are sized from them */
+static int build_unwind_tables(struct session *s)
+{
+	struct unwinder_stats st;
+	int err;
+
+	s->skel->rodata->unwind_mode = s->opts.unwind;
+	if (s->opts.unwind == UNWIND_MODE_FP)
+		return bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
+	err = unwinder__new(target__pid(s->target), &s->unwinder);
+	if (err == -ESRCH || (err && target_gone(s)))
+		return fail(0, "pid %d exited while attaching", target__pid(s->target));
+	if (err)
+		return fail(err, "cannot read the unwind tables of pid %d", target__pid(s->target));
+	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwinder__capacity(s->unwinder));
+	if (err)
+		return fail(err, "cannot size the unwind tables");
+	if (s->opts.verbose) {
+		unwinder__stats(s->unwinder, &st);
+		fprintf(stderr, "tracelloc: unwind tables of %zu files: %zu rows, %.0f bytes per MB of "
+			"text, built in %.1f ms; room for %zu rows\n", st.files, st.rows,
+			st.text_bytes ? st.rows * 16.0 * (1 << 20) / st.text_bytes : 0.0,
+			st.build_ns / 1e6, unwinder__capacity(s->unwinder));
+	}
+	return 0;
+}
+
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -211,6 +250,9 @@ static int open_bpf(struct session *s)
 	ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, ncpus);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
+	err = build_unwind_tables(s);
+	if (err)
+		return err;
 	if (s->opts.sample_bytes) {
 		/* -ln(u) for u evenly spread over (0, 1), 16.16 fixed point */
 		for (i = 0; i < EXP_TABLE_SIZE; i++)
@@ -234,14 +276,6 @@ static int open_bpf(struct session *s)
 	if (err)
 		return fail(err, "cannot set up the ring buffers");
 	return 0;
-}
-
-/* the target has exited (its pidfd polls readable) */
-static bool target_gone(struct session *s)
-{
-	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1;
 }
 
 static int find_allocator(struct session *s)
@@ -280,7 +314,35 @@ static int load_bpf(struct session *s)
 	err = events__publish(s->events);
 	if (err)
 		return fail(err, "cannot hand the ring buffers to the BPF programs");
+	if (s->unwinder) {
+		struct unwinder_maps maps = {
+			.rows_fd = bpf_map__fd(s->skel->maps.unwind_rows),
+			.mods_fd = bpf_map__fd(s->skel->maps.unwind_mods),
+			.mods_half = &s->skel->bss->mods_half,
+			.mods_count = s->skel->bss->mods_count,
+			.uprobes_start = &s->skel->bss->uprobes_start,
+			.uprobes_end = &s->skel->bss->uprobes_end,
+		};
+
+		err = unwinder__publish(s->unwinder, &maps);
+		if (err == -ESRCH || (err && target_gone(s)))
+			return fail(0, "pid %d exited while attaching", target__pid(s->target));
+		if (err)
+			return fail(err, "cannot hand the unwind tables to the BPF programs");
+	}
 	return 0;
+}
+
+/* tables for libraries mapped since the last look: at once after ld.so
+ * says the maps change, and on every tick for the rest ([uprobes], mmap) */
+static void refresh_unwinder(struct session *s, bool always)
+{
+	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
+
+	if (!s->unwinder || (!always && gen == s->unwinder_gen))
+		return;
+	s->unwinder_gen = gen;
+	unwinder__refresh(s->unwinder);
 }
 
 static int attach_probes(struct session *s)
@@ -363,6 +425,10 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->lost_frees = sums[COUNTER_LOST_FREE];
 	loss->untraced_calls = sums[COUNTER_NO_STATE];
 	loss->sampled_full = sums[COUNTER_SAMPLED_FULL];
+	loss->cut_no_table = sums[COUNTER_CUT_NO_TABLE];
+	loss->cut_rule = sums[COUNTER_CUT_RULE];
+	loss->cut_unreadable = sums[COUNTER_CUT_UNREADABLE];
+	loss->cut_depth = sums[COUNTER_CUT_DEPTH];
 }
 
 static int consume(struct session *s);
@@ -663,6 +729,7 @@ static int after_read(struct session *s, int err)
 	/* after an exec the maps are the new program's: keep the old ones */
 	if (err || events__exec_seen(s->events))
 		return err;
+	refresh_unwinder(s, false);
 	nstacks = stacks__count(heap__stacks(s->heap));
 	if (nstacks != s->stacks_at_refresh && now_ns() - s->refreshed_ns >= 10000000ULL) {
 		symbolizer__refresh(s->symbolizer);
@@ -821,6 +888,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					continue;
 				}
 				symbolizer__refresh(s->symbolizer);
+				refresh_unwinder(s, true);
 				update_rate(s);
 				if (s->opts.interval_s <= 0)
 					continue;
@@ -876,6 +944,7 @@ static void session_destroy(struct session *s)
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	symbolizer__destroy(s->symbolizer);
+	unwinder__destroy(s->unwinder);
 	events__destroy(s->events);
 	heap__destroy(s->heap);
 	attach__destroy(s->attach);

@@ -55,6 +55,16 @@ int metrics__write(FILE *out, const struct metrics *m)
 	     "Records the kernel dropped because the ring buffer was full.");
 	fprintf(out, "tracelloc_lost_events_total{kind=\"alloc\"} %" PRIu64 "\n", m->loss.lost_allocs);
 	fprintf(out, "tracelloc_lost_events_total{kind=\"free\"} %" PRIu64 "\n", m->loss.lost_frees);
+	head(out, "tracelloc_stacks_cut_short_total", "counter",
+	     "Stacks that end before the program's entry point, by cause.");
+	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"no_table\"} %" PRIu64 "\n",
+		m->loss.cut_no_table);
+	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"rule\"} %" PRIu64 "\n",
+		m->loss.cut_rule);
+	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"unreadable\"} %" PRIu64 "\n",
+		m->loss.cut_unreadable);
+	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"depth\"} %" PRIu64 "\n",
+		m->loss.cut_depth);
 	uint_metric(out, "tracelloc_failed_stacks_total", "counter",
 		    "Allocations whose call stack could not be read.", st->failed_stacks);
 	uint_metric(out, "tracelloc_stacks", "gauge", "Distinct call stacks seen.", m->stacks);

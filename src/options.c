@@ -16,6 +16,7 @@
 
 #include "http.h"
 #include "options.h"
+#include "tracelloc.h"
 
 #define VERSION "0.1.0"
 
@@ -30,6 +31,7 @@ enum {
 	OPT_SAMPLE_BYTES,
 	OPT_PPROF,
 	OPT_LISTEN,
+	OPT_UNWIND,
 };
 
 static const char usage[] =
@@ -69,6 +71,9 @@ static const char usage[] =
 	"                                as tcmalloc): less overhead, estimated numbers\n"
 	"      --empty-probes            attach the probes, record nothing: the floor of\n"
 	"                                the tracing cost (for benchmarks)\n"
+	"      --unwind MODE             how stacks are walked: auto (unwind tables where the\n"
+	"                                code has them, frame pointers elsewhere; default),\n"
+	"                                dwarf (tables only) or fp (frame pointers only)\n"
 	"\n"
 	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
 	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
@@ -197,6 +202,19 @@ static bool parse_bytes(const char *arg, uint64_t *out)
 	return true;
 }
 
+static int parse_unwind(const char *arg, unsigned int *out)
+{
+	if (!strcmp(arg, "auto"))
+		*out = UNWIND_MODE_AUTO;
+	else if (!strcmp(arg, "dwarf"))
+		*out = UNWIND_MODE_DWARF;
+	else if (!strcmp(arg, "fp"))
+		*out = UNWIND_MODE_FP;
+	else
+		return bad("invalid --unwind '%s': expected auto, dwarf or fp", arg);
+	return 0;
+}
+
 static int parse_sample_bytes(const char *arg, uint64_t *out)
 {
 	if (!parse_bytes(arg, out) || *out < 1)
@@ -249,6 +267,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -262,6 +281,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opts->top = 3;
 	opts->sort = SORT_LIVE_BYTES;
 	opts->default_filters = true;
+	opts->unwind = UNWIND_MODE_AUTO;
 
 	opterr = 0;
 	optind = 0;	/* 0, not 1: a full reset of getopt, clusters and '+' included */
@@ -321,6 +341,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_EMPTY_PROBES:
 			opts->empty_probes = true;
+			break;
+		case OPT_UNWIND:
+			err = parse_unwind(optarg, &opts->unwind);
 			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;

@@ -51,6 +51,7 @@ void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
 	char alloc_h[32], live_h[32];
+	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
@@ -72,6 +73,11 @@ void report__summary(FILE *out, const struct summary *s)
 	if (s->loss.sampled_full)
 		fprintf(out, "    samples not tracked: %" PRIu64 " (the table of sampled blocks was full)\n",
 			s->loss.sampled_full);
+	cut = s->loss.cut_no_table + s->loss.cut_rule + s->loss.cut_unreadable + s->loss.cut_depth;
+	if (cut)
+		fprintf(out, "    stacks cut short: %" PRIu64 " (no table %" PRIu64 ", rule %" PRIu64
+			", unreadable %" PRIu64 ", depth %" PRIu64 ")\n", cut, s->loss.cut_no_table,
+			s->loss.cut_rule, s->loss.cut_unreadable, s->loss.cut_depth);
 	if (s->loss.untraced_calls)
 		fprintf(out, "    untraced calls: %" PRIu64 " (no per-thread state)\n",
 			s->loss.untraced_calls);

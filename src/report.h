@@ -30,6 +30,11 @@ struct loss {
 	uint64_t lost_frees;	/* free/realloc records dropped */
 	uint64_t untraced_calls; /* no per-thread state could be created */
 	uint64_t sampled_full;	/* sampling: samples whose free cannot be matched */
+	/* stacks that end before their outermost frame, by cause */
+	uint64_t cut_no_table;
+	uint64_t cut_rule;
+	uint64_t cut_unreadable;
+	uint64_t cut_depth;
 };
 
 struct summary {

@@ -40,10 +40,89 @@ test_stack_windows() { # whole stacks through a frame larger than the BPF walker
 	METRICS="count live" ledger_test frames
 	local mid="" i
 	for i in $(seq 40); do mid+="mid_recurse;"; done
-	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;big_frame;site_after_big 3\$" \
+	assert_grep "$T_DIR/count.fg" "^$START;main;big_frame;site_after_big 3\$" \
 		"frames: the stack through an 8 KiB frame is whole"
-	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;${mid}site_after_mid 2\$" \
+	assert_grep "$T_DIR/count.fg" "^$START;main;${mid}site_after_mid 2\$" \
 		"frames: the stack through 40 frames of 200 bytes is whole"
+}
+
+test_stack_windows_fp() { # the same whole stacks by frame pointers alone (--unwind fp), up to libc's frame
+	local mid="" i
+	for i in $(seq 40); do mid+="mid_recurse;"; done
+	METRICS="count" TL_ARGS="--unwind fp" ledger_test frames
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;big_frame;site_after_big 3\$" \
+		"frames --unwind fp: the stack through an 8 KiB frame is whole"
+	assert_grep "$T_DIR/count.fg" "^__libc_start_call_main;main;${mid}site_after_mid 2\$" \
+		"frames --unwind fp: the stack through 40 frames of 200 bytes is whole"
+}
+
+# a stack unwound by the tables down to the program's entry point
+START='_start;__libc_start_main[^;]*;__libc_start_call_main'
+CHAIN='chain1;chain2;chain3;chain4;chain5'
+
+# nofp_chain's whole stacks, by the unwind tables, in the runs of ledger_test
+check_nofp_stacks() {
+	local what=$1 m want
+	for m in $METRICS; do
+		[ -f "$T_DIR/$m.fg" ] || continue
+		want=120
+		[ "$m" = count ] && want=3
+		assert_grep "$T_DIR/$m.fg" "^$START;main;$CHAIN $want\$" \
+			"$what -m $m: main's 5-deep chain without frame pointers is whole"
+		want=110
+		[ "$m" = count ] && want=2
+		assert_grep "$T_DIR/$m.fg" "^__clone3;start_thread;worker;$CHAIN $want\$" \
+			"$what -m $m: a thread's chain is whole"
+		want=60
+		[ "$m" = count ] && want=2
+		assert_grep "$T_DIR/$m.fg" "^$START;main;dup_site;__strdup $want\$" \
+			"$what -m $m: strdup's caller is found though __strdup uses rbp for data"
+		assert_no_grep "$T_DIR/$m.out" "stacks cut short" "$what -m $m: no stack ended early"
+	done
+}
+
+test_nofp_unwind_auto() { # code without frame pointers: whole stacks by the unwind tables (the default)
+	METRICS="live count" ledger_test nofp_chain
+	check_nofp_stacks "nofp_chain"
+}
+
+test_nofp_unwind_dwarf() { # the same with --unwind dwarf: tables only
+	METRICS="live count" TL_ARGS="--unwind dwarf" ledger_test nofp_chain
+	check_nofp_stacks "nofp_chain --unwind dwarf"
+}
+
+test_nofp_unwind_signal() { # an allocation in a signal handler: unwound through the signal frame to main
+	METRICS="live" ledger_test nofp_signal
+	assert_grep "$T_DIR/live.fg" "^$START;main;interrupted;raise;[^ ]*;on_usr1;in_handler 96\$" \
+		"nofp_signal: the handler's stack goes on through the interrupted code to main"
+	assert_no_grep "$T_DIR/live.out" "stacks cut short" "nofp_signal: no stack ended early"
+}
+
+test_stack_depth_limit() { # a stack deeper than 127 frames keeps its innermost 127, counted cut short (auto and fp)
+	local mode frames
+	for mode in auto fp; do
+		METRICS="live" TL_ARGS="--unwind $mode" ledger_test deep
+		frames=$(awk -F';' '/ 64$/ { print NF }' "$T_DIR/live.fg")
+		assert_eq "$frames" 127 "deep --unwind $mode: frames in the stack"
+		assert_grep "$T_DIR/live.out" '^    stacks cut short: 1 \(no table 0, rule 0, unreadable 0, depth 1\)$' \
+			"deep --unwind $mode: the summary counts the stack cut at the depth limit"
+	done
+}
+
+test_nofp_unwind_fp() { # the same code with --unwind fp: frame pointers lose the callers
+	need_target nofp_chain || return
+	TL_ENV=(TL_EXPECT="$T_DIR/fp.exp")
+	tl_run fp --unwind fp -m live -f "$T_DIR/fp.fg" -- "$TB/nofp_chain"
+	check_normal_end fp '^target exited with status 0$' "nofp_chain --unwind fp" || return
+	assert_no_grep "$T_DIR/fp.fg" ";chain4;chain5 " "--unwind fp: no whole chain without frame pointers"
+	assert_grep "$T_DIR/fp.fg" "^chain5 230\$" "--unwind fp: the chain is its leaf alone"
+	assert_eq "$(fold_sum "$T_DIR/fp.fg" dup_site)" 0 "--unwind fp: strdup's caller is lost"
+}
+
+test_bad_unwind_mode() { # --unwind with an unknown mode
+	marker_cmd
+	bad_input "--unwind frames" --unwind frames -- "$TB/basic"
+	assert_grep "$T_DIR/bad.err" "expected auto, dwarf or fp" "--unwind: the line names the modes"
 }
 
 test_ledger_perf_links() { # the same exact ledger through one perf-event link per probe (kernels before 6.6)
@@ -407,6 +486,16 @@ test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [a
 	check_normal_end a '^target exited with status 0$' "anon" || return
 	assert_eq "$(grep -c ';site_anon_caller;\[anon\] 4321$' "$T_DIR/a.fg")" 1 "anon: one folded line ending site_anon_caller;[anon] 4321"
 	assert_grep "$T_DIR/a.out" '^ +0x[0-9a-f]+ \[anon\]$' "anon: the report shows the [anon] frame"
+}
+
+test_unwind_dwarf_anon() { # --unwind dwarf: JIT code has no table, its stack ends there, counted in the summary
+	need_target anon || return
+	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")
+	tl_run a --unwind dwarf -i 0 -t 3 -f "$T_DIR/a.fg" -- "$TB/anon"
+	check_normal_end a '^target exited with status 0$' "anon --unwind dwarf" || return
+	assert_grep "$T_DIR/a.fg" '^\[anon\] 4321$' "anon --unwind dwarf: the stack ends at the code with no table"
+	assert_grep "$T_DIR/a.out" '^    stacks cut short: 1 \(no table 1, rule 0, unreadable 0, depth 0\)$' \
+		"anon --unwind dwarf: the summary counts the stack cut short"
 }
 
 test_debuglink() { # debug info found through .gnu_debuglink beside a stripped binary

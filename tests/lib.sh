@@ -450,7 +450,7 @@ check_normal_end() {
 }
 
 # ledger_test TARGET [ENV...] [-- ARGS]: run TARGET in launch mode once per
-# metric and check, for each run:
+# metric (with tracelloc's options $TL_ARGS) and check, for each run:
 #  - tracelloc exits 0, one summary, "target exited with status 0",
 #    "attached to pid" line, lost events 0, failed stacks 0;
 #  - the target wrote its expect file with no self-check error;
@@ -473,7 +473,8 @@ ledger_test() {
 	[ "${1:-}" = -- ] && shift
 	for m in $METRICS; do
 		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp" "${envs[@]}")
-		tl_run "$m" -m "$m" -f "$T_DIR/$m.fg" -- "$TB/$target" "$@"
+		# shellcheck disable=SC2086 # TL_ARGS: tracelloc options, split on spaces
+		tl_run "$m" $TL_ARGS -m "$m" -f "$T_DIR/$m.fg" -- "$TB/$target" "$@"
 		ledger_check_one "$target" "$m"
 	done
 }

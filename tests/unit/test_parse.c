@@ -9,6 +9,7 @@
 #include "maps.h"
 #include "options.h"
 #include "test.h"
+#include "tracelloc.h"
 
 /* as the kernel prints it: anonymous mappings end with "0 " (a trailing space) */
 static const char maps_text[] =
@@ -385,6 +386,22 @@ TEST(options_defaults)
 	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
 	ASSERT_EQ(o.ringbuf_bytes, 0, "ring buffer default: by CPU count");
 	ASSERT_EQ(o.verbose, 0, "verbose");
+	ASSERT_EQ(o.unwind, UNWIND_MODE_AUTO, "unwind default auto");
+}
+
+TEST(options_unwind)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--unwind", "fp"), OPTIONS_RUN, "--unwind fp");
+	ASSERT_EQ(o.unwind, UNWIND_MODE_FP, "--unwind fp");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--unwind=dwarf"), OPTIONS_RUN, "--unwind=dwarf");
+	ASSERT_EQ(o.unwind, UNWIND_MODE_DWARF, "--unwind=dwarf");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--unwind", "auto"), OPTIONS_RUN, "--unwind auto");
+	ASSERT_EQ(o.unwind, UNWIND_MODE_AUTO, "--unwind auto");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--unwind", "DWARF") != OPTIONS_RUN, "--unwind DWARF");
+	ASSERT_TRUE(strstr(cap_err, "expected auto, dwarf or fp") != NULL,
+		    "--unwind DWARF: the error names the modes");
 }
 
 TEST(options_pid)

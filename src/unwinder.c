@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The unwind tables of the traced process, kept in the BPF maps. Rows are
+ * only appended: a walk that read an older module list still finds its rows.
+ * The module list is written into the half the BPF side does not read, then
+ * the half is switched; a walk reads the half once, at its start.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "maps.h"
+#include "unwind.h"
+#include "unwinder.h"
+
+#define MAX_EXEC_SEGMENTS 4
+/* room for libraries loaded after attach, on top of twice what is mapped */
+#define SPARE_ROWS (256 * 1024)
+/* an array map's values are 8-byte aligned */
+#define ROW_STRIDE ((sizeof(struct unwind_row) + 7) & ~(size_t)7)
+
+struct exec_segment {
+	uint64_t offset;	/* page-aligned file offset, as the maps show it */
+	uint64_t vaddr;		/* page-aligned */
+};
+
+/* one file, by device and inode */
+struct file_table {
+	unsigned int dev_major, dev_minor;
+	uint64_t inode;
+	int status;		/* 0: rows; -ENODATA etc.: no table (frame pointers) */
+	bool dropped;		/* its rows did not fit: its frames end the stack */
+	struct unwind_table *table;	/* until its rows are in the map */
+	uint32_t first_row, nrows;
+	struct exec_segment segs[MAX_EXEC_SEGMENTS];
+	size_t nsegs;
+};
+
+struct unwinder {
+	pid_t pid;
+	struct file_table *files;
+	size_t nfiles, files_cap;
+	/* the executable mappings as last seen, to skip a refresh that changes nothing */
+	struct mapping *seen;
+	size_t nseen;
+	struct unwinder_maps maps;
+	struct unwind_row *rows;	/* mmapped rows map, ROW_STRIDE apart */
+	struct unwind_module *mods;	/* mmapped module map */
+	size_t rows_used, capacity;
+	bool published;
+	struct unwinder_stats stats;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int read_segments(int fd, struct file_table *f)
+{
+	GElf_Phdr phdr;
+	size_t i, n;
+	Elf *elf;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_getphdrnum(elf, &n)) {
+		elf_end(elf);
+		return -ENOEXEC;
+	}
+	for (i = 0; i < n && f->nsegs < MAX_EXEC_SEGMENTS; i++) {
+		if (!gelf_getphdr(elf, i, &phdr) || phdr.p_type != PT_LOAD || !(phdr.p_flags & PF_X))
+			continue;
+		f->segs[f->nsegs].offset = phdr.p_offset & ~4095ULL;
+		f->segs[f->nsegs].vaddr = phdr.p_vaddr & ~4095ULL;
+		f->nsegs++;
+	}
+	elf_end(elf);
+	return 0;
+}
+
+static bool is_table_mapping(const struct mapping *m)
+{
+	return m->exec && m->path && m->path[0] == '/' && m->inode && !m->deleted;
+}
+
+static struct file_table *find_file(struct unwinder *u, const struct mapping *m)
+{
+	size_t i;
+
+	for (i = 0; i < u->nfiles; i++)
+		if (u->files[i].inode == m->inode && u->files[i].dev_major == m->dev_major &&
+		    u->files[i].dev_minor == m->dev_minor)
+			return &u->files[i];
+	return NULL;
+}
+
+/* appends the table's rows to the map, or marks the file dropped */
+static void store_rows(struct unwinder *u, struct file_table *f)
+{
+	const struct unwind_row *rows;
+	size_t count, i;
+
+	if (!f->table)
+		return;
+	rows = unwind__rows(f->table, &count);
+	if (count > u->capacity - u->rows_used) {
+		f->dropped = true;
+		u->stats.dropped++;
+	} else {
+		for (i = 0; i < count; i++)
+			memcpy((char *)u->rows + (u->rows_used + i) * ROW_STRIDE, &rows[i],
+			       sizeof(rows[i]));
+		f->first_row = u->rows_used;
+		f->nrows = count;
+		u->rows_used += count;
+	}
+	unwind__destroy(f->table);
+	f->table = NULL;
+}
+
+/* the table of m's file, built on first sight */
+static struct file_table *file_of(struct unwinder *u, const struct mapping *m)
+{
+	struct unwind_stats st;
+	struct file_table *f = find_file(u, m), *grown;
+	uint64_t start;
+	int fd;
+
+	if (f)
+		return f;
+	if (u->nfiles == u->files_cap) {
+		size_t cap = u->files_cap ? 2 * u->files_cap : 16;
+
+		grown = realloc(u->files, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		u->files = grown;
+		u->files_cap = cap;
+	}
+	f = &u->files[u->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->dev_major = m->dev_major;
+	f->dev_minor = m->dev_minor;
+	f->inode = m->inode;
+	fd = maps__open(u->pid, m);
+	if (fd < 0) {
+		f->status = fd;
+		return f;
+	}
+	start = now_ns();
+	f->status = read_segments(fd, f);
+	if (!f->status)
+		f->status = unwind__build(fd, NULL, &f->table);
+	close(fd);
+	u->stats.build_ns += now_ns() - start;
+	if (f->status)
+		return f;
+	unwind__stats(f->table, &st);
+	u->stats.files++;
+	u->stats.text_bytes += st.text_bytes;
+	u->stats.rows += st.rows;
+	if (u->published)
+		store_rows(u, f);
+	return f;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct unwind_module *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool same_mapping(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->inode == b->inode &&
+	       a->offset == b->offset;
+}
+
+/* has any executable mapping changed since the last look? keeps the new list */
+static bool exec_changed(struct unwinder *u, const struct maps *maps)
+{
+	struct mapping *seen;
+	size_t i, n = 0, count = 0;
+	bool changed;
+
+	for (i = 0; i < maps->count; i++)
+		if (maps->mappings[i].exec)
+			count++;
+	changed = count != u->nseen;
+	for (i = 0; !changed && i < maps->count; i++)
+		if (maps->mappings[i].exec && !same_mapping(&maps->mappings[i], &u->seen[n++]))
+			changed = true;
+	if (!changed)
+		return false;
+	seen = calloc(count ? count : 1, sizeof(*seen));
+	if (!seen)
+		return true;
+	for (i = 0, n = 0; i < maps->count; i++)
+		if (maps->mappings[i].exec) {
+			seen[n] = maps->mappings[i];
+			seen[n++].path = NULL;
+		}
+	free(u->seen);
+	u->seen = seen;
+	u->nseen = n;
+	return true;
+}
+
+/* the module list of these maps, into the half the BPF side does not read */
+static void publish_modules(struct unwinder *u, const struct maps *maps)
+{
+	uint32_t half = (__atomic_load_n(u->maps.mods_half, __ATOMIC_RELAXED) & 1) ^ 1;
+	struct unwind_module *out = u->mods + half * MAX_UNWIND_MODULES;
+	const struct mapping *m;
+	struct file_table *f;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < maps->count; i++) {
+		m = &maps->mappings[i];
+		if (m->path && !strcmp(m->path, "[uprobes]")) {
+			*u->maps.uprobes_start = m->start;
+			__atomic_store_n(u->maps.uprobes_end, m->end, __ATOMIC_RELEASE);
+			continue;
+		}
+		if (!is_table_mapping(m) || n == MAX_UNWIND_MODULES)
+			continue;
+		f = file_of(u, m);
+		if (!f)
+			continue;
+		for (j = 0; j < f->nsegs && f->segs[j].offset != m->offset; j++)
+			;
+		out[n].start = m->start;
+		out[n].end = m->end;
+		if (f->status || j == f->nsegs) {
+			/* no unwind information: frame pointers, where allowed */
+			out[n].bias = 0;
+			out[n].first_row = UNWIND_NO_CFI;
+			out[n].nrows = 0;
+			n++;
+			continue;
+		}
+		out[n].bias = m->start - f->segs[j].vaddr;
+		out[n].first_row = f->first_row;
+		/* no rows: the frames in it end the stack rather than guess */
+		out[n].nrows = f->dropped ? 0 : f->nrows;
+		n++;
+	}
+	qsort(out, n, sizeof(*out), by_start);
+	__atomic_store_n(&u->maps.mods_count[half], n, __ATOMIC_RELEASE);
+	__atomic_store_n(u->maps.mods_half, half, __ATOMIC_RELEASE);
+}
+
+int unwinder__new(pid_t pid, struct unwinder **out)
+{
+	struct maps maps = {};
+	struct unwinder *u;
+	size_t i;
+	int err;
+
+	elf_version(EV_CURRENT);
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->pid = pid;
+	err = maps__read(pid, &maps);
+	if (err) {
+		free(u);
+		return err;
+	}
+	for (i = 0; i < maps.count; i++)
+		if (is_table_mapping(&maps.mappings[i]) && !file_of(u, &maps.mappings[i])) {
+			maps__clear(&maps);
+			unwinder__destroy(u);
+			return -ENOMEM;
+		}
+	maps__clear(&maps);
+	u->capacity = 2 * u->stats.rows + SPARE_ROWS;
+	*out = u;
+	return 0;
+}
+
+size_t unwinder__capacity(const struct unwinder *u)
+{
+	return u->capacity;
+}
+
+int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps)
+{
+	size_t i, mods_bytes = 2 * MAX_UNWIND_MODULES * sizeof(struct unwind_module);
+	void *rows, *mods;
+
+	rows = mmap(NULL, u->capacity * ROW_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    maps->rows_fd, 0);
+	if (rows == MAP_FAILED)
+		return -errno;
+	mods = mmap(NULL, mods_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, maps->mods_fd, 0);
+	if (mods == MAP_FAILED) {
+		munmap(rows, u->capacity * ROW_STRIDE);
+		return -errno;
+	}
+	u->rows = rows;
+	u->mods = mods;
+	u->maps = *maps;
+	u->published = true;
+	for (i = 0; i < u->nfiles; i++)
+		store_rows(u, &u->files[i]);
+	free(u->seen);
+	u->seen = NULL;
+	u->nseen = 0;
+	return unwinder__refresh(u);
+}
+
+int unwinder__refresh(struct unwinder *u)
+{
+	struct maps maps = {};
+	int err;
+
+	if (!u || !u->published)
+		return 0;
+	err = maps__read(u->pid, &maps);
+	if (err)
+		return err;
+	if (exec_changed(u, &maps))
+		publish_modules(u, &maps);
+	maps__clear(&maps);
+	return 0;
+}
+
+void unwinder__stats(const struct unwinder *u, struct unwinder_stats *stats)
+{
+	*stats = u->stats;
+	stats->capacity = u->capacity;
+	stats->bytes = u->rows_used * ROW_STRIDE;
+}
+
+void unwinder__destroy(struct unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nfiles; i++)
+		unwind__destroy(u->files[i].table);
+	if (u->rows)
+		munmap(u->rows, u->capacity * ROW_STRIDE);
+	if (u->mods)
+		munmap(u->mods, 2 * MAX_UNWIND_MODULES * sizeof(struct unwind_module));
+	free(u->files);
+	free(u->seen);
+	free(u);
+}
