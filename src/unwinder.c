@@ -90,7 +90,8 @@ static int read_segments(int fd, struct file_table *f)
 
 static bool is_table_mapping(const struct mapping *m)
 {
-	return m->exec && m->path && m->path[0] == '/' && m->inode && !m->deleted;
+	/* a deleted file too: map_files still opens what is mapped */
+	return m->exec && m->path && m->path[0] == '/' && m->inode;
 }
 
 static struct file_table *find_file(struct unwinder *u, const struct mapping *m)
