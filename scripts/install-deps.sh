@@ -8,6 +8,8 @@ PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 PKGS="$PKGS cppcheck libclang-rt-14-dev"
 # glibc's own debug info: the reports name frames inside libc (__libc_start_call_main)
 PKGS="$PKGS libc6-dbg"
+# the endpoint test's slow clients (tests/slow_clients.py)
+PKGS="$PKGS python3"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then
