@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "events.h"
 #include "heap.h"
 #include "tracelloc.h"
@@ -68,14 +69,6 @@ struct events {
 	uint64_t last_gap_ns;
 	bool last_gap_writing;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
 {
@@ -413,7 +406,7 @@ int events__fd(const struct events *e)
 static int read_rings(struct events *e, uint64_t cutoff)
 {
 	int err = merge(e, cutoff);
-	uint64_t end = now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
+	uint64_t end = clock__now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
 
 	if (gap > e->longest_gap_ns)
 		e->longest_gap_ns = gap;
@@ -428,7 +421,7 @@ static int read_rings(struct events *e, uint64_t cutoff)
 
 int events__consume(struct events *e)
 {
-	return read_rings(e, now_ns());
+	return read_rings(e, clock__now_ns());
 }
 
 int events__flush(struct events *e)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "http.h"
 
 /* defaults of struct http_opts */
@@ -103,14 +104,6 @@ static const struct route routes[] = {
 	{ "/debug/pprof/allocs", HTTP_PAGE_ALLOCS, "application/octet-stream", "allocs" },
 	{ "/metrics", HTTP_PAGE_METRICS, "text/plain; version=0.0.4; charset=utf-8", NULL },
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int parse_port(const char *str, uint16_t *port)
 {
@@ -253,7 +246,7 @@ static void notify_connection(void *cls, struct MHD_Connection *mhd, void **sock
 		return;
 	}
 	c->mhd = mhd;
-	c->waiting_since_ns = now_ns();
+	c->waiting_since_ns = clock__now_ns();
 	c->next = h->conns;
 	if (h->conns)
 		h->conns->prev = c;
@@ -285,7 +278,7 @@ static void request_done(void *cls, struct MHD_Connection *mhd, void **request_c
 		return;
 	/* a keep-alive connection waits for the next request from now */
 	c->answering = false;
-	c->waiting_since_ns = now_ns();
+	c->waiting_since_ns = clock__now_ns();
 	c->target = NULL;
 }
 
@@ -521,7 +514,7 @@ int http__timeout_ms(struct http *h, int max_ms)
 {
 	struct conn *c = longest_waiting(h);
 	MHD_UNSIGNED_LONG_LONG timeout;
-	uint64_t now = now_ns();
+	uint64_t now = clock__now_ns();
 
 	/* at MHD's limit, it takes the listening socket out of its epoll set until a run after a close */
 	if (h->run_again)
@@ -565,13 +558,13 @@ static void make_room(struct http *h, uint64_t now)
 
 void http__run(struct http *h)
 {
-	uint64_t start = now_ns(), closed = h->closed, took;
+	uint64_t start = clock__now_ns(), closed = h->closed, took;
 
 	drop_late(h, start);
 	MHD_run(h->daemon);
-	make_room(h, now_ns());
+	make_room(h, clock__now_ns());
 	h->run_again = h->closed != closed;
-	took = now_ns() - start;
+	took = clock__now_ns() - start;
 	h->stats.busy_ns += took;
 	if (took > h->stats.longest_run_ns)
 		h->stats.longest_run_ns = took;

@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "clock.h"
 #include "attach.h"
 #include "events.h"
 #include "filter.h"
@@ -97,14 +98,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static bool has_caps(void)
 {
@@ -500,7 +493,7 @@ static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
 		return -ENOMEM;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
-	po.duration_ns = (int64_t)((now_ns() / 1e9 - s->start_s) * 1e9);
+	po.duration_ns = (int64_t)((clock__now_ns() / 1e9 - s->start_s) * 1e9);
 	snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", target__pid(s->target),
 		 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
 	po.comment = comment;
@@ -518,7 +511,7 @@ static int write_metrics(FILE *out, struct session *s)
 {
 	struct metrics m = {
 		.pid = target__pid(s->target),
-		.traced_s = (now_ns() / 1e9) - s->start_s,
+		.traced_s = (clock__now_ns() / 1e9) - s->start_s,
 		.stats = *heap__stats(s->heap),
 		.stacks = stacks__count(heap__stacks(s->heap)),
 		.alloc_calls_per_s = s->alloc_calls_per_s,
@@ -593,7 +586,7 @@ static int output_failed(const char *path, const struct outfile_target *t, int e
 
 static int write_output(struct session *s, const struct output *o)
 {
-	uint64_t start = now_ns();
+	uint64_t start = clock__now_ns();
 	struct outfile_target t;
 	int err;
 
@@ -607,7 +600,7 @@ static int write_output(struct session *s, const struct output *o)
 	if (err)
 		return output_failed(o->path, &t, err);
 	if (s->opts.verbose)
-		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", o->path, (now_ns() - start) / 1e6);
+		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", o->path, (clock__now_ns() - start) / 1e6);
 	return 0;
 }
 
@@ -633,7 +626,7 @@ static void print_report(struct session *s)
 		.min_age_ns = (uint64_t)(s->opts.min_age_s * 1e9),
 		.sort = s->opts.sort,
 		.color = isatty(fileno(s->report_out)) && !getenv("NO_COLOR"),
-		.now_ns = now_ns(),
+		.now_ns = clock__now_ns(),
 	};
 	struct profile *p;
 	int err;
@@ -731,10 +724,10 @@ static int after_read(struct session *s, int err)
 		return err;
 	refresh_unwinder(s, false);
 	nstacks = stacks__count(heap__stacks(s->heap));
-	if (nstacks != s->stacks_at_refresh && now_ns() - s->refreshed_ns >= 10000000ULL) {
+	if (nstacks != s->stacks_at_refresh && clock__now_ns() - s->refreshed_ns >= 10000000ULL) {
 		symbolizer__refresh(s->symbolizer);
 		s->stacks_at_refresh = nstacks;
-		s->refreshed_ns = now_ns();
+		s->refreshed_ns = clock__now_ns();
 	}
 	return 0;
 }
@@ -774,7 +767,7 @@ static bool exec_ending(struct session *s, char *ending, size_t ending_size)
 static void update_rate(struct session *s)
 {
 	const struct heap_stats *now = heap__stats(s->heap);
-	uint64_t t = now_ns();
+	uint64_t t = clock__now_ns();
 	double elapsed_s = (t - s->rate_from_ns) / 1e9;
 
 	if (elapsed_s <= 0)
@@ -821,7 +814,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	watch_closing(epfd, STDOUT_FILENO);
 	watch_closing(epfd, STDERR_FILENO);
 
-	s->rate_from_ns = now_ns();
+	s->rate_from_ns = clock__now_ns();
 	s->tracing = true;
 	while (!done) {
 		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
@@ -893,7 +886,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (s->opts.interval_s <= 0)
 					continue;
 				read_loss(s, &loss);
-				report__live_line(s->report_out, (now_ns() / 1e9) - s->start_s,
+				report__live_line(s->report_out, (clock__now_ns() / 1e9) - s->start_s,
 						  heap__stats(s->heap), &prev,
 						  s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
@@ -925,7 +918,7 @@ static void print_summary(struct session *s, const char *ending)
 {
 	struct summary sum = {
 		.pid = target__pid(s->target),
-		.traced_s = (now_ns() / 1e9) - s->start_s,
+		.traced_s = (clock__now_ns() / 1e9) - s->start_s,
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
 		.sample_bytes = s->opts.sample_bytes,
@@ -1110,7 +1103,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	s.start_s = now_ns() / 1e9;
+	s.start_s = clock__now_ns() / 1e9;
 	announce(&s);
 	err = trace(&s, ending, sizeof(ending));
 	if (finish(&s, ending))

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "profile.h"
 #include "filter.h"
 #include "sort.h"
@@ -17,14 +18,6 @@
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
 #endif
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /*
  * Memory for the snapshot, zeroed, its pages made present beforehand: a
@@ -86,7 +79,7 @@ struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *
 	if (opts)
 		p->opts = *opts;
 	p->stack_table = stacks;
-	p->idle_ns = now_ns();
+	p->idle_ns = clock__now_ns();
 	/* stacks made while the memory is readied fit in the slack, mostly */
 	cap = n + n / 8 + 64;
 	p->stacks = alloc_present(p, cap * sizeof(*p->stacks));
@@ -167,10 +160,10 @@ void profile__idle(struct profile *p)
 	if (!p || !p->opts.idle)
 		return;
 	every = p->opts.idle_every_ns ? p->opts.idle_every_ns : IDLE_EVERY_NS;
-	if (now_ns() - p->idle_ns < every)
+	if (clock__now_ns() - p->idle_ns < every)
 		return;
 	p->opts.idle(p->opts.idle_ctx);
-	p->idle_ns = now_ns();
+	p->idle_ns = clock__now_ns();
 }
 
 static void idle_tick(void *p)

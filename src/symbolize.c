@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "maps.h"
 #include "symbolize.h"
 #include "table.h"
@@ -82,14 +83,6 @@ struct module_file {
 	struct timespec mtime;
 	bool changed;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint64_t hash_string(const char *str)
 {
@@ -433,7 +426,7 @@ int symbolizer__refresh(struct symbolizer *s)
 	int err, tries, i;
 	size_t j;
 
-	s->last_refresh_ns = now_ns();
+	s->last_refresh_ns = clock__now_ns();
 	/* the maps are those of one generation when none began while they were read */
 	for (tries = 0; tries < 3 && !sure; tries++) {
 		maps__clear(&maps);
@@ -532,7 +525,7 @@ static Dwfl_Module *module_of(struct symbolizer *s, uint64_t layer, Dwarf_Addr a
 	if (layer)
 		return layer < (uint64_t)s->nlayers ? dwfl_addrmodule(s->layers[layer], addr) : NULL;
 	mod = dwfl_addrmodule(s->dwfl, addr);
-	if (!mod && now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
+	if (!mod && clock__now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
 		/* code mapped since the last look (dlopen): read the maps again */
 		symbolizer__refresh(s);
 		mod = dwfl_addrmodule(s->dwfl, addr);

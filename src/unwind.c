@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "table.h"
 #include "unwind.h"
 
@@ -89,14 +90,6 @@ struct builder {
 	uint64_t deadline_ns;
 	uint64_t calls;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 const char *unwind__cfa_kind_name(unsigned int kind)
 {
@@ -642,7 +635,7 @@ static int over_budget(struct builder *b)
 {
 	if (b->work > b->work_max)
 		return -ETIMEDOUT;
-	if (++b->calls % CLOCK_EVERY == 0 && now_ns() > b->deadline_ns)
+	if (++b->calls % CLOCK_EVERY == 0 && clock__now_ns() > b->deadline_ns)
 		return -ETIMEDOUT;
 	return 0;
 }
@@ -878,7 +871,7 @@ static void merge_rows(struct unwind_table *t)
 int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **out)
 {
 	struct builder b = { .src = { .fd = -1 } };
-	uint64_t start_ns = now_ns(), size;
+	uint64_t start_ns = clock__now_ns(), size;
 	struct unwind_row *rows;
 	Elf *elf = NULL;
 	size_t i;
@@ -928,7 +921,7 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	}
 	b.table->stats.rows = b.table->nrows;
 	b.table->stats.bytes = b.table->nrows * sizeof(struct unwind_row);
-	b.table->stats.build_ns = now_ns() - start_ns;
+	b.table->stats.build_ns = clock__now_ns() - start_ns;
 	*out = b.table;
 	b.table = NULL;
 cleanup:

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "maps.h"
 #include "unwind.h"
 #include "unwinder.h"
@@ -55,14 +56,6 @@ struct unwinder {
 	bool published;
 	struct unwinder_stats stats;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int read_segments(int fd, struct file_table *f)
 {
@@ -158,12 +151,12 @@ static struct file_table *file_of(struct unwinder *u, const struct mapping *m)
 		f->status = fd;
 		return f;
 	}
-	start = now_ns();
+	start = clock__now_ns();
 	f->status = read_segments(fd, f);
 	if (!f->status)
 		f->status = unwind__build(fd, NULL, &f->table);
 	close(fd);
-	u->stats.build_ns += now_ns() - start;
+	u->stats.build_ns += clock__now_ns() - start;
 	if (f->status)
 		return f;
 	unwind__stats(f->table, &st);
