@@ -15,6 +15,13 @@
 #ifndef WALK_INLINE
 #define WALK_INLINE 8	/* frames walked inline before bpf_loop takes over */
 #endif
+#ifndef UNWIND_INLINE
+#define UNWIND_INLINE 8	/* frames unwound inline by cached rows */
+#endif
+#ifndef ROW_CACHE_BITS
+#define ROW_CACHE_BITS 6	/* see call_state.rows */
+#endif
+#define ROW_CACHE_SLOTS (1 << ROW_CACHE_BITS)
 #ifndef STACK_WINDOW_WORDS
 #define STACK_WINDOW_WORDS 128	/* 1 KiB: several frames of a C++ program */
 #endif
@@ -65,10 +72,18 @@ struct call_state {
 		__u32 exact;		/* unwinding: pc is where the frame resumes, not a return address */
 		__u64 pc;		/* unwinding: the frame's pc and rsp */
 		__u64 sp;
-		__u32 half;		/* the half of unwind_mods read once per walk */
+		__u32 version;		/* mods_version, read once per walk */
 		__u32 nmods;
 	} walk;
 	__u64 window[STACK_WINDOW_WORDS];	/* a copy of the user stack from walk.base */
+	/* Rows this thread found lately, by the pc looked up: a thread's
+	 * allocation sites repeat, and a binary search of libc's table costs
+	 * ~50 ns a frame. Per thread, so no other program writes it meanwhile. */
+	struct {
+		__u64 look;
+		__u32 version;		/* of the module list the row was found in */
+		struct unwind_row row;
+	} rows[ROW_CACHE_SLOTS];
 };
 
 struct {
@@ -112,7 +127,8 @@ struct {
  * Unwind tables (enum unwind_mode): the daemon appends each file's rows to
  * unwind_rows, and lists the executable mappings that have rows, sorted by
  * start, in one half of unwind_mods while the walks read the other; then it
- * sets mods_half. Both maps are mmapped by the daemon and sized at load.
+ * bumps mods_version, whose low bit names the half to read. Both maps are
+ * mmapped by the daemon and sized at load.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -130,7 +146,7 @@ struct {
 	__type(value, struct unwind_module);
 } unwind_mods SEC(".maps");
 
-__u32 mods_half = 0;
+__u32 mods_version = 0;
 __u32 mods_count[2] = {};
 /* the uretprobe trampoline's page: a return address there is not the caller's */
 __u64 uprobes_start = 0;
@@ -357,7 +373,7 @@ static __always_inline int read_word(struct call_state *s, __u64 addr, __u64 *ou
 /* the module that holds pc, or NULL */
 static __always_inline struct unwind_module *find_module(struct call_state *s, __u64 pc)
 {
-	__u32 lo = 0, hi = s->walk.nmods, mid, key, base = s->walk.half * MAX_UNWIND_MODULES;
+	__u32 lo = 0, hi = s->walk.nmods, mid, key, base = (s->walk.version & 1) * MAX_UNWIND_MODULES;
 	struct unwind_module *m;
 	int i;
 
@@ -461,10 +477,11 @@ static __always_inline bool in_file_mapping(__u64 pc)
  */
 static __always_inline long unwind_step(struct call_state *s)
 {
-	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp;
+	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp, slot;
 	__u32 n = s->walk.n;
 	struct unwind_module *m;
 	struct unwind_row *row;
+	typeof(&s->rows[0]) cached;
 
 	if (n >= MAX_STACK_DEPTH)
 		return cut(COUNTER_CUT_DEPTH);
@@ -472,20 +489,29 @@ static __always_inline long unwind_step(struct call_state *s)
 		return cut(COUNTER_CUT_NO_TABLE);
 	/* a return address is past the call: its frame is the call's */
 	look = s->walk.exact ? pc : pc - 1;
-	m = find_module(s, look);
-	if (!m) {
-		if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
-			return fp_frame(s, n);
-		return cut(COUNTER_CUT_NO_TABLE);
+	slot = (look * 0x9e3779b97f4a7c15ULL) >> (64 - ROW_CACHE_BITS);
+	cached = &s->rows[slot & (ROW_CACHE_SLOTS - 1)];
+	if (cached->look == look && cached->version == s->walk.version) {
+		row = &cached->row;
+	} else {
+		m = find_module(s, look);
+		if (!m) {
+			if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
+				return fp_frame(s, n);
+			return cut(COUNTER_CUT_NO_TABLE);
+		}
+		if (!m->nrows) {
+			if (m->first_row == UNWIND_NO_CFI && unwind_mode == UNWIND_MODE_AUTO)
+				return fp_frame(s, n);
+			return cut(COUNTER_CUT_NO_TABLE);
+		}
+		row = find_row(m, look - m->bias);
+		if (!row)
+			return cut(COUNTER_CUT_NO_TABLE);
+		cached->look = look;
+		cached->version = s->walk.version;
+		cached->row = *row;
 	}
-	if (!m->nrows) {
-		if (m->first_row == UNWIND_NO_CFI && unwind_mode == UNWIND_MODE_AUTO)
-			return fp_frame(s, n);
-		return cut(COUNTER_CUT_NO_TABLE);
-	}
-	row = find_row(m, look - m->bias);
-	if (!row)
-		return cut(COUNTER_CUT_NO_TABLE);
 	switch (row->cfa_kind) {
 	case UNWIND_CFA_RSP:
 		cfa = sp + row->cfa_offset;
@@ -545,6 +571,44 @@ static __always_inline long unwind_step(struct call_state *s)
 	return push_frame(s, n, ra, cfa, rbp, 0);
 }
 
+/*
+ * The common frame, walked inline: its row cached by this thread and a plain
+ * offset from rsp or rbp. 1: the stack ends here; 0: one more frame; -1: the
+ * loop's unwind_step takes this frame over and goes on from it.
+ */
+static __always_inline long unwind_fast(struct call_state *s)
+{
+	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp, slot;
+	__u32 n = s->walk.n;
+	typeof(&s->rows[0]) cached;
+
+	if (n >= MAX_STACK_DEPTH)
+		return -1;
+	look = s->walk.exact ? pc : pc - 1;
+	slot = (look * 0x9e3779b97f4a7c15ULL) >> (64 - ROW_CACHE_BITS);
+	cached = &s->rows[slot & (ROW_CACHE_SLOTS - 1)];
+	if (cached->look != look || cached->version != s->walk.version)
+		return -1;
+	if (cached->row.cfa_kind == UNWIND_CFA_RSP)
+		cfa = sp + cached->row.cfa_offset;
+	else if (cached->row.cfa_kind == UNWIND_CFA_RBP && fp)
+		cfa = fp + cached->row.cfa_offset;
+	else if (cached->row.cfa_kind == UNWIND_CFA_OUTERMOST)
+		return 1;
+	else
+		return -1;
+	if (cfa <= sp || read_word(s, cfa - 8, &ra))
+		return -1;
+	if (cached->row.rbp_kind == UNWIND_RBP_SAME)
+		rbp = fp;
+	else if (cached->row.rbp_kind != UNWIND_RBP_AT_CFA ||
+		 read_word(s, cfa + cached->row.rbp_offset, &rbp))
+		return -1;
+	if (!ra)
+		return 1;
+	return push_frame(s, n, ra, cfa, rbp, 0);
+}
+
 static long unwind_frame(__u64 i, struct call_state **sp)
 {
 	return unwind_step(*sp);
@@ -558,7 +622,8 @@ static long unwind_frame(__u64 i, struct call_state **sp)
  * step inline is too much for the verifier. */
 static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s)
 {
-	__u32 half;
+	__u32 version;
+	long ret;
 
 	s->event.stack[0] = PT_REGS_IP(ctx);
 	s->walk.fp = PT_REGS_FP(ctx);
@@ -570,12 +635,20 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 		s->walk.pc = PT_REGS_IP(ctx);
 		s->walk.sp = PT_REGS_SP(ctx);
 		s->walk.exact = 1;
-		/* once per walk: the daemon flips it after writing the other half */
-		half = *(volatile __u32 *)&mods_half & 1;
-		s->walk.half = half;
-		s->walk.nmods = mods_count[half];
+		/* once per walk: the daemon bumps it after writing the other half */
+		version = *(volatile __u32 *)&mods_version;
+		s->walk.version = version;
+		s->walk.nmods = mods_count[version & 1];
 		if (s->walk.nmods > MAX_UNWIND_MODULES)
 			s->walk.nmods = MAX_UNWIND_MODULES;
+#pragma unroll
+		for (int i = 0; i < UNWIND_INLINE; i++) {
+			ret = unwind_fast(s);
+			if (ret > 0)
+				return s->walk.n;
+			if (ret < 0)
+				break;
+		}
 		bpf_loop(MAX_STACK_DEPTH, unwind_frame, &s, 0);
 		return s->walk.n;
 	}

@@ -311,7 +311,7 @@ static int load_bpf(struct session *s)
 		struct unwinder_maps maps = {
 			.rows_fd = bpf_map__fd(s->skel->maps.unwind_rows),
 			.mods_fd = bpf_map__fd(s->skel->maps.unwind_mods),
-			.mods_half = &s->skel->bss->mods_half,
+			.mods_version = &s->skel->bss->mods_version,
 			.mods_count = s->skel->bss->mods_count,
 			.uprobes_start = &s->skel->bss->uprobes_start,
 			.uprobes_end = &s->skel->bss->uprobes_end,

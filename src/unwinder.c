@@ -214,7 +214,8 @@ static bool exec_changed(struct unwinder *u, const struct maps *maps)
 /* the module list of these maps, into the half the BPF side does not read */
 static void publish_modules(struct unwinder *u, const struct maps *maps)
 {
-	uint32_t half = (__atomic_load_n(u->maps.mods_half, __ATOMIC_RELAXED) & 1) ^ 1;
+	uint32_t version = __atomic_load_n(u->maps.mods_version, __ATOMIC_RELAXED) + 1;
+	uint32_t half = version & 1;
 	struct unwind_module *out = u->mods + half * MAX_UNWIND_MODULES;
 	const struct mapping *m;
 	struct file_table *f;
@@ -252,7 +253,9 @@ static void publish_modules(struct unwinder *u, const struct maps *maps)
 	}
 	qsort(out, n, sizeof(*out), by_start);
 	__atomic_store_n(&u->maps.mods_count[half], n, __ATOMIC_RELEASE);
-	__atomic_store_n(u->maps.mods_half, half, __ATOMIC_RELEASE);
+	/* a new version also tells the walks that the rows they cached by pc
+	 * may be of another module now */
+	__atomic_store_n(u->maps.mods_version, version, __ATOMIC_RELEASE);
 }
 
 int unwinder__new(pid_t pid, struct unwinder **out)

@@ -19,7 +19,7 @@ struct unwinder;
 struct unwinder_maps {
 	int rows_fd;			/* array of struct unwind_row */
 	int mods_fd;			/* array of 2 * MAX_UNWIND_MODULES struct unwind_module */
-	uint32_t *mods_half;		/* the half the BPF side reads */
+	uint32_t *mods_version;		/* bumped per list; its low bit: the half the BPF side reads */
 	uint32_t *mods_count;		/* [2]: modules in each half */
 	unsigned long long *uprobes_start;	/* the uretprobe trampoline's mapping */
 	unsigned long long *uprobes_end;
