@@ -370,53 +370,90 @@ static __always_inline int read_word(struct call_state *s, __u64 addr, __u64 *ou
 	return 0;
 }
 
+/* one step of find_module's search (see row_search_step) */
+struct module_search {
+	__u64 pc;
+	__u32 lo, hi, base, failed;
+};
+
+static long module_search_step(__u64 i, struct module_search *q)
+{
+	struct unwind_module *m;
+	__u32 mid, key;
+
+	if (q->lo >= q->hi)
+		return 1;
+	mid = (q->lo + q->hi) / 2;
+	key = q->base + mid;
+	m = bpf_map_lookup_elem(&unwind_mods, &key);
+	if (!m) {
+		q->failed = 1;
+		return 1;
+	}
+	if (m->start <= q->pc)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
+}
+
 /* the module that holds pc, or NULL */
 static __always_inline struct unwind_module *find_module(struct call_state *s, __u64 pc)
 {
-	__u32 lo = 0, hi = s->walk.nmods, mid, key, base = (s->walk.version & 1) * MAX_UNWIND_MODULES;
+	struct module_search q = {
+		.pc = pc,
+		.hi = s->walk.nmods,
+		.base = (s->walk.version & 1) * MAX_UNWIND_MODULES,
+	};
 	struct unwind_module *m;
-	int i;
+	__u32 key;
 
-	/* the last module whose start is at most pc */
-	for (i = 0; i < 9 && lo < hi; i++) {
-		mid = (lo + hi) / 2;
-		key = base + mid;
-		m = bpf_map_lookup_elem(&unwind_mods, &key);
-		if (!m)
-			return NULL;
-		if (m->start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || lo < hi)
+	bpf_loop(9, module_search_step, &q, 0);
+	if (q.failed || !q.lo || q.lo < q.hi)
 		return NULL;
-	key = base + lo - 1;
+	key = q.base + q.lo - 1;
 	m = bpf_map_lookup_elem(&unwind_mods, &key);
 	return m && pc < m->end ? m : NULL;
+}
+
+/* one step of find_row's search: a callback, since the verifier would
+ * follow each unrolled step's two ways (27 ms at every attach) */
+struct row_search {
+	__u64 pc;
+	__u32 lo, hi, first, failed;
+};
+
+static long row_search_step(__u64 i, struct row_search *q)
+{
+	struct unwind_row *row;
+	__u32 mid, key;
+
+	if (q->lo >= q->hi)
+		return 1;
+	mid = (q->lo + q->hi) / 2;
+	key = q->first + mid;
+	row = bpf_map_lookup_elem(&unwind_rows, &key);
+	if (!row) {
+		q->failed = 1;
+		return 1;
+	}
+	if (row->pc <= q->pc)
+		q->lo = mid + 1;
+	else
+		q->hi = mid;
+	return 0;
 }
 
 /* the row of the module that holds elf_pc, or NULL */
 static __always_inline struct unwind_row *find_row(struct unwind_module *m, __u64 elf_pc)
 {
-	__u32 lo = 0, hi = m->nrows, mid, key, first = m->first_row;
-	struct unwind_row *row;
-	int i;
+	struct row_search q = { .pc = elf_pc, .hi = m->nrows, .first = m->first_row };
+	__u32 key;
 
-	for (i = 0; i < 24 && lo < hi; i++) {
-		mid = (lo + hi) / 2;
-		key = first + mid;
-		row = bpf_map_lookup_elem(&unwind_rows, &key);
-		if (!row)
-			return NULL;
-		if (row->pc <= elf_pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || lo < hi)
+	bpf_loop(32, row_search_step, &q, 0);
+	if (q.failed || !q.lo || q.lo < q.hi)
 		return NULL;
-	key = first + lo - 1;
+	key = q.first + q.lo - 1;
 	return bpf_map_lookup_elem(&unwind_rows, &key);
 }
 

@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -41,6 +43,9 @@
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 #include "unwinder.h"
+
+/* see main() */
+#define MMAP_THRESHOLD (1 << 20)
 
 #define POLL_EVERY_MS 20
 
@@ -296,12 +301,57 @@ static int find_allocator(struct session *s)
 	return 0;
 }
 
+/*
+ * Loading the BPF programs makes libbpf read the kernel's BTF (5 MB, copied
+ * once more) into fresh memory. On the VMs we measured, a page fault costs
+ * ~15 us: 40 ms of the attach went on faulting those pages in, one by one.
+ * So the unwind tables are built and the programs loaded on a heap that was
+ * faulted in with one call, in huge pages where the kernel has them, and
+ * the heap is trimmed back afterwards. Where any of this fails, the load
+ * just faults its pages as it goes.
+ */
+#define WARM_HEAP_BYTES (24 << 20)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static void warm_heap(void)
+{
+	uintptr_t start, end, huge = 2 << 20;
+	char *before, *after;
+	void *block;
+
+	/* the block, and what libbpf allocates later, from the brk heap */
+	if (!mallopt(M_MMAP_THRESHOLD, 32 << 20) || !mallopt(M_TRIM_THRESHOLD, 64 << 20))
+		return;
+	before = sbrk(0);
+	block = malloc(WARM_HEAP_BYTES);
+	after = sbrk(0);
+	if (block && after > before) {
+		start = ((uintptr_t)before + huge - 1) & ~(huge - 1);
+		end = (uintptr_t)after & ~(huge - 1);
+		if (end > start)
+			madvise((void *)start, end - start, MADV_HUGEPAGE);
+		madvise(before, after - before, MADV_POPULATE_WRITE);
+	}
+	/* kept in the heap: the trim threshold is above its size */
+	free(block);
+}
+
+static void cool_heap(void)
+{
+	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	malloc_trim(0);
+}
+
 static int load_bpf(struct session *s)
 {
 	int err = attach__prepare(s->attach);
 
 	if (!err)
 		err = tracelloc_bpf__load(s->skel);
+	cool_heap();
 	if (err)
 		return fail(err, "cannot load the BPF programs (run with -v for details)");
 	err = events__publish(s->events);
@@ -1070,7 +1120,7 @@ int main(int argc, char **argv)
 	 * its pages instead of copying them, and a writer's array of a million
 	 * rows then grows without a stall (glibc would raise the threshold to
 	 * 32 MiB, copying up to that much, and faulting it in, in one go) */
-	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	err = options__parse(argc, argv, &s.opts);
 	if (err)
 		return err == OPTIONS_EXIT ? 0 : 2;
@@ -1088,8 +1138,10 @@ int main(int argc, char **argv)
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)
 		err = open_target(&s);
-	if (!err)
+	if (!err) {
+		warm_heap();
 		err = open_bpf(&s);
+	}
 	if (!err)
 		err = find_allocator(&s);
 	if (!err)
