@@ -249,16 +249,20 @@ static int add_object(struct attach *a, const char *name, const char *open_path)
 
 static bool entry_only(const struct probe_def *def);
 
-/* an entry-only probe moves past instructions the kernel would single-step */
-static uint64_t entry_shift(const struct attach *a, int fd, const struct site *site)
+/* a probe moves past instructions the kernel would single-step, where the
+ * arguments (and for a return probe, the stack) are still the caller's */
+static uint64_t entry_shift(const struct attach *a, int fd, const struct probe_def *def,
+			    uint64_t offset)
 {
 	uint8_t code[32];
 	ssize_t n;
 
-	if (a->opts.probe_at_symbol || !entry_only(site->def))
+	if (a->opts.probe_at_symbol)
 		return 0;
-	n = pread(fd, code, sizeof(code), site->file_offset);
-	return n > 0 ? probesite__entry_shift(code, n) : 0;
+	n = pread(fd, code, sizeof(code), offset);
+	if (n <= 0)
+		return 0;
+	return entry_only(def) ? probesite__entry_shift(code, n) : probesite__return_shift(code, n);
 }
 
 static bool site_at(const struct attach *a, size_t object, uint64_t offset)
@@ -301,7 +305,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		goto out;
 	}
 	for (j = 0; j < NUM_DEFS; j++) {
-		uint64_t offset;
+		uint64_t offset, shift;
 
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
@@ -317,14 +321,14 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 				goto out;
 			any = true;
 		}
+		shift = entry_shift(a, fd, &probe_defs[j], offset);
 		/* aliases (aligned_alloc = memalign) share one probe */
-		if (site_at(a, a->nobjects - 1, offset))
+		if (site_at(a, a->nobjects - 1, offset + shift))
 			continue;
 		a->sites[a->nsites].def = &probe_defs[j];
 		a->sites[a->nsites].object = a->nobjects - 1;
-		a->sites[a->nsites].file_offset = offset;
-		a->sites[a->nsites].shift = entry_shift(a, fd, &a->sites[a->nsites]);
-		a->sites[a->nsites].file_offset += a->sites[a->nsites].shift;
+		a->sites[a->nsites].file_offset = offset + shift;
+		a->sites[a->nsites].shift = shift;
 		a->nsites++;
 		if (probe_defs[j].lib != LIB_LD)
 			a->objects[a->nobjects - 1].sites++;

@@ -67,3 +67,21 @@ size_t probesite__entry_shift(const uint8_t *code, size_t len)
 	cs_close(&handle);
 	return result;
 }
+
+size_t probesite__return_shift(const uint8_t *code, size_t len)
+{
+	cs_insn *insns = NULL;
+	size_t result = 0, n;
+	csh handle;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return 0;
+	n = cs_disasm(handle, code, len, 0, 2, &insns);
+	/* cmp and test write flags alone, whatever their operands */
+	if (n == 2 && !emulated(&insns[0]) && emulated(&insns[1]) &&
+	    (insns[0].id == X86_INS_CMP || insns[0].id == X86_INS_TEST))
+		result = insns[0].size;
+	cs_free(insns, n);
+	cs_close(&handle);
+	return result;
+}

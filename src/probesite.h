@@ -18,4 +18,17 @@
  */
 size_t probesite__entry_shift(const uint8_t *code, size_t len);
 
+/*
+ * Where to put a probe that also catches the return. The kernel takes the
+ * return address from the top of the stack when the probe fires, so nothing
+ * before the probe may move rsp. glibc's posix_memalign, memalign, valloc
+ * and pvalloc start with `cmpb $0x0,__malloc_initialized(%rip)` (single-
+ * stepped), then a push or jcc (emulated): past the one compare, the stack
+ * and every argument register are still as the caller left them.
+ *
+ * Returns the length of a first compare or test (it may read memory: it
+ * still runs, in place) when the next instruction is emulated, else 0.
+ */
+size_t probesite__return_shift(const uint8_t *code, size_t len);
+
 #endif

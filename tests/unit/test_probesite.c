@@ -39,3 +39,27 @@ TEST(probesite_no_shift_past_writes_or_memory)
 	ASSERT_EQ(probesite__entry_shift(far, sizeof(far)), 0, "four tests before je");
 	ASSERT_EQ(probesite__entry_shift(far, 2), 0, "truncated code");
 }
+
+TEST(probesite_return_probe_past_one_compare)
+{
+	/* glibc 2.36 posix_memalign: cmpb $0,0x140201(%rip); push %r12 */
+	static const uint8_t posix_memalign[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x41, 0x54 };
+	/* memalign: cmpb $0,...(%rip); je rel8 */
+	static const uint8_t memalign[] = { 0x80, 0x3d, 0x71, 0x0e, 0x14, 0x00, 0x00, 0x74, 0x07 };
+	/* reallocarray: mov %rsi,%rax; mul %rdx: a write, and mul is single-stepped */
+	static const uint8_t reallocarray[] = { 0x48, 0x89, 0xf0, 0x48, 0xf7, 0xe2, 0x55 };
+	/* malloc: push %r12 first: already emulated */
+	static const uint8_t malloc_code[] = { 0x41, 0x54, 0x55, 0x53 };
+	/* cmpb; mov: the next one is single-stepped anyway */
+	static const uint8_t cmp_mov[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x48, 0x89, 0xf0 };
+	/* sub $8,%rsp; push: moves rsp, the return address is no longer on top */
+	static const uint8_t sub_rsp[] = { 0x48, 0x83, 0xec, 0x08, 0x55 };
+
+	ASSERT_EQ(probesite__return_shift(posix_memalign, sizeof(posix_memalign)), 7, "cmpb; push");
+	ASSERT_EQ(probesite__return_shift(memalign, sizeof(memalign)), 7, "cmpb; je");
+	ASSERT_EQ(probesite__return_shift(reallocarray, sizeof(reallocarray)), 0, "mov; mul");
+	ASSERT_EQ(probesite__return_shift(malloc_code, sizeof(malloc_code)), 0, "push first");
+	ASSERT_EQ(probesite__return_shift(cmp_mov, sizeof(cmp_mov)), 0, "cmpb; mov");
+	ASSERT_EQ(probesite__return_shift(sub_rsp, sizeof(sub_rsp)), 0, "sub rsp; push");
+	ASSERT_EQ(probesite__return_shift(posix_memalign, 7), 0, "truncated code");
+}
