@@ -38,12 +38,14 @@ LIB_OBJS := $(filter-out $(OBJ)/main.o,$(OBJS))
 TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread
 # tests/targets/nofp_*.c: code as distributions build it, without frame pointers
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
-TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/swaplib.c,$(wildcard tests/targets/*.c))
+TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
+	      tests/targets/swaplib.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(wildcard tests/targets/*.cpp)
 TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst tests/targets/%.cpp,$(OUT)/tests/%,$(TARGET_CXX)) \
 		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc) \
 		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so) \
+		$(if $(wildcard tests/targets/nofp_plugin.c),$(OUT)/tests/libnofp_plugin.so) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -78,7 +80,14 @@ $(BIN): $(OBJS)
 -include $(OBJS:.o=.d)
 
 $(OUT)/tests/nofp_%: tests/targets/nofp_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
-	$(CC) $(NOFP_CFLAGS) -o $@ $<
+	$(CC) $(NOFP_CFLAGS) -o $@ $< -ldl
+
+$(OUT)/tests/nofp_%: tests/targets/nofp_%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CXX) $(NOFP_CFLAGS) -o $@ $<
+
+# a library without frame pointers, loaded with dlopen after tracing began
+$(OUT)/tests/libnofp_plugin.so: tests/targets/nofp_plugin.c | $(OUT)/tests
+	$(CC) $(NOFP_CFLAGS) -shared -fPIC -o $@ $<
 
 $(OUT)/tests/%: tests/targets/%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
@@ -90,13 +99,19 @@ $(OUT)/tests/%: tests/targets/%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 # (legacy symbol mangling, rustc's default) and build/tests/NAME_v0 (v0 mangling)
 RUSTC ?= $(or $(shell command -v rustc 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/rustc),$(wildcard /root/.cargo/bin/rustc))
 RUST_TARGET_FLAGS := -C force-frame-pointers=yes -C debuginfo=2 -C opt-level=1
-TARGET_RS := $(wildcard tests/targets/*.rs)
-RUST_TARGETS := $(patsubst tests/targets/%.rs,$(OUT)/tests/%,$(TARGET_RS)) \
+TARGET_RS := $(filter-out tests/targets/nofp_%.rs,$(wildcard tests/targets/*.rs))
+# tests/targets/nofp_*.rs: release builds as cargo makes them (-O: no frame pointers)
+TARGET_NOFP_RS := $(wildcard tests/targets/nofp_*.rs)
+RUST_TARGETS := $(patsubst tests/targets/%.rs,$(OUT)/tests/%,$(TARGET_RS) $(TARGET_NOFP_RS)) \
 		$(patsubst tests/targets/%.rs,$(OUT)/tests/%_v0,$(TARGET_RS))
 
 $(OUT)/tests/%: tests/targets/%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
 	$(RUSTC) $(RUST_TARGET_FLAGS) -o $@ $<
+
+$(OUT)/tests/nofp_%: tests/targets/nofp_%.rs | $(OUT)/tests
+	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
+	$(RUSTC) -O -o $@ $<
 
 $(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))

@@ -8,6 +8,8 @@ PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 PKGS="$PKGS cppcheck libclang-rt-14-dev"
 # glibc's own debug info: the reports name frames inside libc (__libc_start_call_main)
 PKGS="$PKGS libc6-dbg"
+# heaptrack: the oracle the perl unwinding test compares stacks with
+PKGS="$PKGS heaptrack"
 # the endpoint test's slow clients (tests/slow_clients.py)
 PKGS="$PKGS python3"
 

@@ -98,6 +98,93 @@ test_nofp_unwind_signal() { # an allocation in a signal handler: unwound through
 	assert_no_grep "$T_DIR/live.out" "stacks cut short" "nofp_signal: no stack ended early"
 }
 
+test_nofp_libc_callers() { # no frame pointers: getline and qsort-comparator callers, realigned stacks (and DRAP), whole to main
+	METRICS="live count" ledger_test nofp_libc
+	local fg want m
+	for m in live count; do
+		fg=$T_DIR/$m.fg
+		[ -f "$fg" ] || continue
+		want=240 && [ $m = count ] && want=2
+		assert_grep "$fg" "^$START;main;line_site;(getline|__getdelim) $want\$" \
+			"nofp_libc -m $m: getline's allocation, through glibc, to main"
+		want=216 && [ $m = count ] && want=3
+		assert_grep "$fg" "^$START;main;aligned_site $want\$" \
+			"nofp_libc -m $m: a function with a 64-byte aligned local"
+		want=176 && [ $m = count ] && want=2
+		assert_grep "$fg" "^$START;main;drap_site;drap_inner $want\$" \
+			"nofp_libc -m $m: a function that realigns through DRAP (CFA read from the stack)"
+		# every comparator call, however deep in glibc's merge sort, reaches main
+		assert_eq "$(grep -c ';cmp_alloc ' "$fg")" "$(grep -Ec "^$START;main;sort_site;qsort(_r)?;(msort[^;]*;)+cmp_alloc " "$fg")" \
+			"nofp_libc -m $m: each stack of the qsort comparator is whole"
+		assert_no_grep "$T_DIR/$m.out" "stacks cut short" "nofp_libc -m $m: no stack ended early"
+	done
+	assert_int_ge "$(expect_value "$T_DIR/count.exp" cmp-calls)" 12 "nofp_libc: the comparator ran"
+}
+
+test_nofp_cxx() { # no frame pointers: operator new (libstdc++) called through a chain, whole to main
+	METRICS="live count" ledger_test nofp_cxx
+	local fg=$T_DIR/live.fg
+	[ -f "$fg" ] || return
+	assert_grep "$fg" "^$START;main;build_list[^;]*;grow[^;]*;make_node[^;]* 192\$" \
+		"nofp_cxx: new Node through build_list and grow"
+	assert_grep "$fg" "^$START;main;build_list[^;]*;make_buffer[^;]* 600\$" \
+		"nofp_cxx: new char[] through build_list"
+}
+
+test_nofp_dlopen() { # no frame pointers: a library dlopen'ed after attach gets its table, its stacks are whole
+	METRICS="live count" ledger_test nofp_dlopen -- "$TB/libnofp_plugin.so"
+	local fg=$T_DIR/live.fg
+	[ -f "$fg" ] || return
+	assert_grep "$fg" "^$START;main;call_plugin;plugin_outer;plugin_inner 600\$" \
+		"nofp_dlopen: the chain through the loaded library is whole"
+}
+
+test_nofp_rust_release() { # a Rust release build (rustc -O, no frame pointers): the chain to main, exact bytes
+	need_target nofp_release || return
+	METRICS="live count" ledger_test nofp_release
+	local fg=$T_DIR/live.fg
+	[ -f "$fg" ] || return
+	assert_grep "$fg" "^$START;main;nofp_release::main;nofp_release::outer;nofp_release::middle;nofp_release::leaf 900\$" \
+		"nofp_release: outer -> middle -> leaf under main, std's start frames hidden"
+	assert_no_grep "$fg" "0xcccc" "nofp_release: no garbage frame"
+}
+
+# calls, share of them reaching main (%), mean depth below main, of a folded
+# file of allocation calls (root first; heaptrack ends its lines with ';')
+fold_depth() {
+	awk '{
+		line = $0; sub(/;? [0-9]+$/, "", line); n = $NF + 0
+		k = split(line, fr, ";"); f = 0
+		for (i = 1; i <= k; i++) if (fr[i] == "main") { f = i; break }
+		t += n
+		if (f) { m += n; d += n * (k - f) }
+	} END { printf "%d %.2f %.3f\n", t, t ? 100 * m / t : 0, m ? d / m : 0 }' "$1"
+}
+
+test_perl_vs_heaptrack() { # Debian's perl (no frame pointers): stacks as whole as heaptrack's on the same run
+	local prog='my %h; for my $i (1..3000) { $h{"key$i"} = "v" x ($i % 50) } my $s = join(",", sort keys %h); print length($s), "\n";'
+	local tl_calls tl_main tl_depth ht_calls ht_main ht_depth
+	if ! command -v heaptrack >/dev/null || ! command -v heaptrack_print >/dev/null; then
+		fail "heaptrack is missing (scripts/install-deps.sh installs it)"
+		return
+	fi
+	tl_run perl -m count -f "$T_DIR/perl.fg" -i 0 -t 0 -- /usr/bin/perl -e "$prog"
+	check_normal_end perl '^target exited with status 0$' "perl" || return
+	timeout 60 heaptrack -o "$T_DIR/ht" /usr/bin/perl -e "$prog" >"$T_DIR/ht.out" 2>&1 ||
+		{ fail "heaptrack did not run"; show "$T_DIR/ht.out"; return; }
+	timeout 60 heaptrack_print -f "$T_DIR/ht.zst" --flamegraph-cost-type allocations \
+		-F "$T_DIR/ht.fg" >/dev/null 2>&1 || { fail "heaptrack_print failed"; return; }
+	read -r tl_calls tl_main tl_depth < <(fold_depth "$T_DIR/perl.fg")
+	read -r ht_calls ht_main ht_depth < <(fold_depth "$T_DIR/ht.fg")
+	note "tracelloc: $tl_calls calls, $tl_main% reach main, mean depth below main $tl_depth"
+	note "heaptrack: $ht_calls calls, $ht_main% reach main, mean depth below main $ht_depth"
+	assert_eq "$(awk -v a="$tl_calls" -v b="$ht_calls" 'BEGIN { print (a - b <= b / 100 && b - a <= b / 100) }')" 1 \
+		"perl: tracelloc's allocation calls within 1% of heaptrack's"
+	assert_eq "$(awk -v a="$tl_main" 'BEGIN { print (a >= 95) }')" 1 "perl: at least 95% of the calls reach main"
+	assert_eq "$(awk -v a="$tl_depth" -v b="$ht_depth" 'BEGIN { print (a >= 0.9 * b && b > 0) }')" 1 \
+		"perl: mean depth below main at least 0.9x heaptrack's"
+}
+
 test_stack_depth_limit() { # a stack deeper than 127 frames keeps its innermost 127, counted cut short (auto and fp)
 	local mode frames
 	for mode in auto fp; do
