@@ -3,7 +3,7 @@
  * The benchmark's target: threads that churn the allocator, malloc and free
  * of 16..4096 bytes over a ring of live slots, and time that themselves.
  *
- *   churn [-t THREADS] [-d DEPTH] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]
+ *   churn [-t THREADS] [-d DEPTH 0..20] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]
  *   churn -a [-T SECS]
  *
  * Timed churn: the threads start and warm up their arenas, then the program
@@ -52,16 +52,43 @@ static pthread_barrier_t start_line;
 /* a block stored here escapes: the compiler may not drop a malloc/free pair */
 static void *volatile sink;
 
-/* keep each level a real frame: no inlining, no tail call, frame pointers */
+/*
+ * Keep each level a real frame: no inlining, no cloning, no tail call (the
+ * build adds -fno-optimize-sibling-calls). With frame pointers or without:
+ * the benchmark builds this file both ways, and a stack walked by unwind
+ * tables must find every level as the frame-pointer walk does.
+ */
 #define BARRIER() __asm__ volatile("" ::: "memory")
+#define MAX_DEPTH 20
+#define LEVEL(n, callee) \
+	__attribute__((noinline, noclone)) static void *level##n(size_t size) \
+	{ void *p = callee(size); BARRIER(); return p; }
 
-__attribute__((noinline)) static void *level1(size_t n) { void *p = malloc(n); BARRIER(); return p; }
-__attribute__((noinline)) static void *level2(size_t n) { void *p = level1(n); BARRIER(); return p; }
-__attribute__((noinline)) static void *level3(size_t n) { void *p = level2(n); BARRIER(); return p; }
-__attribute__((noinline)) static void *level4(size_t n) { void *p = level3(n); BARRIER(); return p; }
-__attribute__((noinline)) static void *level5(size_t n) { void *p = level4(n); BARRIER(); return p; }
+LEVEL(1, malloc)
+LEVEL(2, level1)
+LEVEL(3, level2)
+LEVEL(4, level3)
+LEVEL(5, level4)
+LEVEL(6, level5)
+LEVEL(7, level6)
+LEVEL(8, level7)
+LEVEL(9, level8)
+LEVEL(10, level9)
+LEVEL(11, level10)
+LEVEL(12, level11)
+LEVEL(13, level12)
+LEVEL(14, level13)
+LEVEL(15, level14)
+LEVEL(16, level15)
+LEVEL(17, level16)
+LEVEL(18, level17)
+LEVEL(19, level18)
+LEVEL(20, level19)
 
-static void *(*const levels[])(size_t) = { malloc, level1, level2, level3, level4, level5 };
+static void *(*const levels[MAX_DEPTH + 1])(size_t) = {
+	malloc, level1, level2, level3, level4, level5, level6, level7, level8, level9, level10,
+	level11, level12, level13, level14, level15, level16, level17, level18, level19, level20,
+};
 
 /* -f FUNC: one allocator entry point, called through one frame like the others */
 __attribute__((noinline)) static void *f_malloc(size_t n) { void *p = malloc(n); BARRIER(); return p; }
@@ -229,7 +256,7 @@ static int attach_probe(double timeout_s)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: churn [-t THREADS] [-d DEPTH 0..5] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]\n"
+	fprintf(stderr, "usage: churn [-t THREADS] [-d DEPTH 0..20] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]\n"
 			"       churn -a [-T SECS]\n");
 	exit(2);
 }
@@ -263,7 +290,7 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (threads < 1 || threads > MAX_THREADS || depth < 0 || depth > 5 || iterations < 1)
+	if (threads < 1 || threads > MAX_THREADS || depth < 0 || depth > MAX_DEPTH || iterations < 1)
 		usage();
 	if (attach_mode)
 		return attach_probe(timeout_s);

@@ -24,10 +24,17 @@
 # 6. Sampling on a large run: the holder again under --sample-bytes, its
 #    estimated live bytes per call site against section 4's full trace, and
 #    what sampling saved there (time to allocate, daemon memory).
+# 7. Stacks without frame pointers: churn built with -fomit-frame-pointer,
+#    traced by the unwind tables (the default), beside the frame-pointer
+#    build traced by --unwind fp, at depths 0, 5 and 20: each against its own
+#    floor (paired), the return program's run time of both, 2 threads at full
+#    speed (lost events), the tables' size and build time, and the attach to
+#    /usr/bin/python3.11. BENCH_ONLY=7 runs this section alone.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
-# BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread run, ~10 s traced),
+# BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread runs, ~10 s traced),
+# BENCH_NOFP_RUNS (3: section 7's runs),
 # BENCH_HOLD (10000000), BENCH_SAMPLE_BYTES (524288: section 1's sampled
 # rows, jemalloc's default), BENCH_SAMPLE_HOLD_BYTES (16384: section 6; its
 # error shrinks with the number of samples, HOLD * 40 / N), BENCH_PEERS=0 to leave out memleak and bpftrace,
@@ -102,8 +109,13 @@ trap 'note interrupted; exit 1' INT TERM
 
 TARGET_CFLAGS="-O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pthread -Wall -Wextra"
 gcc $TARGET_CFLAGS -o "$OUT/churn" bench/churn.c || die "cannot build bench/churn.c"
+# the same churn as distributions build code: no frame pointers (section 7)
+gcc ${TARGET_CFLAGS/-fno-omit-frame-pointer/-fomit-frame-pointer} -o "$OUT/churn_nofp" bench/churn.c ||
+	die "cannot build bench/churn.c without frame pointers"
 gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/holder.c"
 CHURN=$OUT/churn
+CHURN_FP=$OUT/churn
+CHURN_NOFP=$OUT/churn_nofp
 HOLDER=$OUT/holder
 
 # ---------------------------------------------------------------- helpers
@@ -180,6 +192,9 @@ median() {
 }
 calc() { awk "BEGIN { x = $1; printf \"$2\", x }" 2>/dev/null || echo "n/a"; }
 isnum() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
+verdict() { if [ "$1" = 1 ]; then echo PASS; elif [ "$1" = 0 ]; then echo FAIL; else echo "N/A "; fi; }
+le() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
+ge() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? 1 : 0 }'; }
 # paired CONFIG VARIANT REF: each run's (VARIANT - untraced) / (REF - untraced),
 # over the runs that have all three (section 1's RUN_NS), in run order
 paired() {
@@ -230,9 +245,12 @@ emulated_insn() {
 	*) return 1 ;;
 	esac
 }
+func_addr() {
+	nm -D --defined-only "$LIBC" | awk -v f="$1" '{ n = $3; sub(/@.*/, "", n) } n == f { print $1; exit }'
+}
 first_insn() {
 	local addr
-	addr=$(nm -D --defined-only "$LIBC" | awk -v f="$1" '{ n = $3; sub(/@.*/, "", n) } n == f { print $1; exit }')
+	addr=$(func_addr "$1")
 	[ -n "$addr" ] || return 1
 	objdump -d --no-show-raw-insn --start-address=0x"$addr" \
 		--stop-address=$(printf '0x%x' $((0x$addr + 16))) "$LIBC" |
@@ -268,6 +286,11 @@ printf '%-18s %-34s %-8s %s\n' function "first instruction" "return" "tracelloc 
 for f in $FUNCS; do
 	insn=$(first_insn "$f") || insn="(not in libc)"
 	shift_=$(echo "$SHIFTS" | sed -n "s/^tracelloc: $f probed at +\([0-9]*\).*/\1/p")
+	# an alias (memalign = aligned_alloc) shares the probe tracelloc names once
+	for g in $FUNCS; do
+		[ -z "$shift_" ] && [ "$g" != "$f" ] && [ "$(func_addr "$g")" = "$(func_addr "$f")" ] &&
+			shift_=$(echo "$SHIFTS" | sed -n "s/^tracelloc: $g probed at +\([0-9]*\).*/\1/p")
+	done
 	ret=yes
 	case "$f" in free|__call_tls_dtors) ret=no ;; esac
 	if [ -n "$shift_" ]; then
@@ -281,7 +304,8 @@ for f in $FUNCS; do
 	SITE[$f]=$site
 	printf '%-18s %-34s %-8s %s\n' "$f" "$insn" "$ret" "$site"
 done
-echo "(a return probe hooks the entry too: a function that needs one cannot be probed past its first instruction)"
+echo "(a function with a return probe is probed past one compare or test at most: the kernel takes the"
+echo " return address from the top of the stack when the probe fires)"
 
 # ---------------------------------------------------------------- peers
 
@@ -396,9 +420,10 @@ measure() {
 	t0=$(now)
 	case "$variant" in
 	untraced) ;;
-	floor|full|sampled|symbol)
+	floor|full|fpwalk|sampled|symbol)
 		local flags=()
 		[ "$variant" = floor ] && flags=(--empty-probes)
+		[ "$variant" = fpwalk ] && flags=(--unwind fp)
 		[ "$variant" = sampled ] && flags=(--sample-bytes "$SAMPLE_BYTES")
 		[ "$variant" = symbol ] && flags=(--probe-at-symbol)
 		"$TRACELLOC" "${flags[@]}" -p "$target" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
@@ -453,7 +478,7 @@ measure() {
 		R_WHY="churn did not finish in 600 s"
 	fi
 	case "$variant" in
-	floor|full|sampled|symbol)
+	floor|full|fpwalk|sampled|symbol)
 		wait_exit "$dpid" 120 || R_WHY="${R_WHY:-tracelloc did not end after its target}"
 		R_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
 		R_ALLOCS=$(sed -n 's/^ *allocation calls: \([0-9]*\).*/\1/p' "$LOGS/$tag.out")
@@ -473,6 +498,180 @@ measure() {
 	fi
 	return 0
 }
+
+# ---------------------------------------------------------------- 7. without frame pointers
+
+# prog_times TAG CHURN DEPTH [TRACELLOC FLAGS...]: 1 thread of CHURN at DEPTH under
+# tracelloc -p FLAGS; writes "name runs ns-per-run" per BPF program to
+# $LOGS/TAG.progs, read from the daemon's program fds while the target
+# lingers (kernel.bpf_stats_enabled must be on)
+prog_times() {
+	local tag=$1 churn=$2 depth=$3 pid dpid fdinfo id name
+	shift 3
+	: >"$LOGS/$tag.progs"
+	"$churn" -t 1 -d "$depth" -n "$ITER" -l 1500 >"$LOGS/$tag.target" 2>&1 &
+	pid=$!
+	STARTED+=("$pid")
+	wait_line "$LOGS/$tag.target" '^ready' 30 "$pid" || return
+	"$TRACELLOC" "$@" -p "$pid" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	if wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+		signal_ours USR1 "$pid"
+		if wait_line "$LOGS/$tag.target" '^churn:' 600 "$pid"; then
+			sleep 0.3
+			for fdinfo in /proc/"$dpid"/fdinfo/*; do
+				grep -q '^prog_id:' "$fdinfo" 2>/dev/null || continue
+				id=$(awk '/^prog_id:/ { print $2 }' "$fdinfo")
+				name=$(bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p')
+				awk -v n="${name:-prog $id}" '/^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
+					END { if (c) printf "%s %d %.0f\n", n, c, t / c }' "$fdinfo"
+			done | sort -u >"$LOGS/$tag.progs"
+		fi
+	fi
+	wait_exit "$pid" 60
+	wait_exit "$dpid" 60
+}
+
+
+# Section 7, run after section 6 (or alone: BENCH_ONLY=7). churn built
+# without frame pointers, traced by the unwind tables (the default, --unwind
+# auto), beside the frame-pointer build traced by --unwind fp, each against
+# its own floor; paired ratios as in section 1, over BENCH_NOFP_RUNS runs.
+NOFP_RUNS=${BENCH_NOFP_RUNS:-3}
+NOFP_DEPTHS="0 5 20"
+declare -A NOFP_RATIO NOFP_PROG RUN_NS
+NOFP_LOST="" NOFP_SEEN="" NOFP_TABLES="" PY_ATTACH_MS=""
+
+# nofp_paired KEY VARIANT: each run's (VARIANT - untraced) / (floor - untraced)
+nofp_paired() {
+	local run u a b out=""
+	for run in $(seq "$NOFP_RUNS"); do
+		u=${RUN_NS[$1/untraced/$run]:-} a=${RUN_NS[$1/$2/$run]:-} b=${RUN_NS[$1/floor/$run]:-}
+		isnum "${u:-x}" && isnum "${a:-x}" && isnum "${b:-x}" || continue
+		out="$out $(calc "($a - $u) / ($b - $u)" %.3f)"
+	done
+	echo "$out"
+}
+
+section_nofp() {
+	local depth run build v traced iter line ratios r fp nofp i t0 l
+	echo
+	echo "== 7. stacks without frame pointers: churn -fomit-frame-pointer under the unwind tables"
+	echo "   (--unwind auto, the default) beside churn -fno-omit-frame-pointer under --unwind fp;"
+	echo "   1 thread, $NOFP_RUNS runs (progress: ns per call)"
+	for depth in $NOFP_DEPTHS; do
+		for run in $(seq "$NOFP_RUNS"); do
+			line="  depth=$depth run $run:"
+			for build in nofp fp; do
+				CHURN=$CHURN_NOFP traced=full
+				[ "$build" = fp ] && CHURN=$CHURN_FP traced=fpwalk
+				for v in untraced floor "$traced"; do
+					iter=$ITER
+					[ "$v" = untraced ] && iter=$ITER_UNTRACED
+					if measure "$v" "nofp-$build-d$depth-$v-$run" -t 1 -d "$depth" -n "$iter"; then
+						RUN_NS[$build:$depth/$v/$run]=$R_NS
+						line="$line $build/$v=$R_NS"
+					else
+						line="$line $build/$v=FAILED"
+						note "section 7, $build $v depth $depth: $R_WHY"
+					fi
+				done
+			done
+			echo "$line"
+		done
+	done
+	CHURN=$CHURN_NOFP
+	echo "  2 threads, depth 5, no frame pointers, $SUSTAIN_ITER iterations each, under tracelloc -p"
+	if measure full "nofp-t2" -t 2 -d 5 -n "$SUSTAIN_ITER"; then
+		NOFP_LOST=${R_LOST:-?}
+		NOFP_SEEN="${R_ALLOCS:-?}/$R_MALLOCS"
+		echo "    $R_NS ns per call over $R_WALL s; lost events: $NOFP_LOST; allocation calls seen/made: $NOFP_SEEN"
+	else
+		note "section 7, 2 threads: $R_WHY"
+	fi
+	CHURN=$CHURN_FP
+
+	echo "  return program (leave_alloc) per call, kernel.bpf_stats_enabled:"
+	if read -r old 2>/dev/null </proc/sys/kernel/bpf_stats_enabled &&
+	   echo 1 2>/dev/null >/proc/sys/kernel/bpf_stats_enabled; then
+		BPF_STATS_OLD=$old
+		for depth in $NOFP_DEPTHS; do
+			# medians of runs side by side: a preempted program's run time counts its wait
+			nofp=() fp=()
+			for run in $(seq "$NOFP_RUNS"); do
+				prog_times "nofp-progs-d$depth-$run" "$CHURN_NOFP" "$depth" -v
+				prog_times "fp-progs-d$depth-$run" "$CHURN_FP" "$depth" --unwind fp
+				nofp+=($(awk '$1 == "leave_alloc" { print $3 }' "$LOGS/nofp-progs-d$depth-$run.progs"))
+				fp+=($(awk '$1 == "leave_alloc" { print $3 }' "$LOGS/fp-progs-d$depth-$run.progs"))
+			done
+			r=$(MEDIAN_FMT=%.0f median "${nofp[@]}") l=$(MEDIAN_FMT=%.0f median "${fp[@]}")
+			NOFP_PROG[$depth]=$(isnum "$r" && isnum "$l" && calc "$r / $l" %.2f)
+			echo "    depth $depth: tables $r ns (${nofp[*]}), frame pointers $l ns (${fp[*]}):" \
+			     "${NOFP_PROG[$depth]:-n/a}x"
+		done
+		restore_bpf_stats
+		NOFP_TABLES=$(sed -n 's/^tracelloc: \(unwind tables of .*\)/\1/p' "$LOGS/nofp-progs-d5-1.err" | head -1)
+	else
+		echo "    kernel.bpf_stats_enabled cannot be set: skipped"
+	fi
+	echo "  tables of churn (no frame pointers, -v): ${NOFP_TABLES:-n/a}"
+
+	# launch mode: probes and tables are in before python runs past ld.so
+	l=()
+	for i in 1 2 3; do
+		t0=$EPOCHREALTIME
+		"$TRACELLOC" -i 0 -t 0 -- /usr/bin/python3.11 -c pass >"$LOGS/py-$i.out" \
+			2> >(while IFS= read -r line; do echo "$EPOCHREALTIME $line"; done >"$LOGS/py-$i.err")
+		sleep 0.05
+		r=$(awk '/attached to pid/ { print $1; exit }' "$LOGS/py-$i.err")
+		[ -n "$r" ] && l+=("$(calc "($r - $t0) * 1000" %.1f)")
+	done
+	[ -x /usr/bin/python3.11 ] && PY_ATTACH_MS=$(median "${l[@]}")
+	echo "  tracelloc -- /usr/bin/python3.11: launch to the \"attached\" line: ${l[*]:-n/a} ms"
+
+	echo
+	echo "  ratio to the floor, median of each run's own (added / floor's added):"
+	printf '  %-8s %-34s %-34s\n' depth "no frame pointers, tables" "frame pointers, --unwind fp"
+	for depth in $NOFP_DEPTHS; do
+		ratios=$(nofp_paired "nofp:$depth" full)
+		NOFP_RATIO[nofp:$depth]=$(MEDIAN_FMT=%.3f median $ratios)
+		r=$(nofp_paired "fp:$depth" fpwalk)
+		NOFP_RATIO[fp:$depth]=$(MEDIAN_FMT=%.3f median $r)
+		printf '  %-8s %-34s %-34s\n' "$depth" "${NOFP_RATIO[nofp:$depth]}x ($(echo $ratios))" \
+		       "${NOFP_RATIO[fp:$depth]}x ($(echo $r))"
+	done
+}
+
+nofp_verdicts() {
+	local v worst="" d
+	v=$(le "${NOFP_RATIO[nofp:5]:-x}" 1.5)
+	echo "$(verdict "$v") no frame pointers, depth 5, by the tables: <= 1.5x the floor: ${NOFP_RATIO[nofp:5]:-n/a}x" \
+	     "(frame pointers by rbp: ${NOFP_RATIO[fp:5]:-n/a}x)"
+	v=$(le "${NOFP_RATIO[nofp:20]:-x}" 2)
+	echo "$(verdict "$v") no frame pointers, depth 20, by the tables: <= 2x the floor: ${NOFP_RATIO[nofp:20]:-n/a}x" \
+	     "(frame pointers by rbp: ${NOFP_RATIO[fp:20]:-n/a}x)"
+	for d in $NOFP_DEPTHS; do
+		isnum "${NOFP_PROG[$d]:-x}" || continue
+		[ -z "$worst" ] || [ "$(ge "${NOFP_PROG[$d]}" "$worst")" = 1 ] && worst=${NOFP_PROG[$d]}
+	done
+	v=$(le "${worst:-x}" 1.3)
+	echo "$(verdict "$v") return program by the tables <= 1.3x the frame-pointer walk at the same depth:" \
+	     "worst ${worst:-n/a}x (depth 0: ${NOFP_PROG[0]:-n/a}x, 5: ${NOFP_PROG[5]:-n/a}x, 20: ${NOFP_PROG[20]:-n/a}x)"
+	if isnum "${NOFP_LOST:-x}"; then v=$([ "$NOFP_LOST" = 0 ] && echo 1 || echo 0); else v=x; fi
+	echo "$(verdict "$v") no frame pointers, 2 threads at full speed: zero lost events: ${NOFP_LOST:-n/a}" \
+	     "(allocation calls seen/made: ${NOFP_SEEN:-n/a})"
+	v=$(le "${PY_ATTACH_MS:-x}" 500)
+	echo "$(verdict "$v") attach to /usr/bin/python3.11 (launch mode) < 500 ms: median ${PY_ATTACH_MS:-n/a} ms"
+}
+
+if [ "${BENCH_ONLY:-}" = 7 ]; then
+	section_nofp
+	echo
+	echo "================================================================ targets (section 7 alone)"
+	nofp_verdicts
+	exit 0
+fi
 
 # ---------------------------------------------------------------- 1. cost per call
 
@@ -550,28 +749,7 @@ if read -r old 2>/dev/null </proc/sys/kernel/bpf_stats_enabled &&
 	BPF_STATS_OLD=$old
 	for depth in 0 5; do
 		tag=progs-d$depth
-		"$CHURN" -t 1 -d "$depth" -n "$ITER" -l 1500 >"$LOGS/$tag.target" 2>&1 &
-		pid=$!
-		STARTED+=("$pid")
-		wait_line "$LOGS/$tag.target" '^ready' 30 "$pid" || continue
-		"$TRACELLOC" -p "$pid" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
-		dpid=$!
-		STARTED+=("$dpid")
-		if wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
-			signal_ours USR1 "$pid"
-			if wait_line "$LOGS/$tag.target" '^churn:' 600 "$pid"; then
-				sleep 0.3
-				for fdinfo in /proc/"$dpid"/fdinfo/*; do
-					grep -q '^prog_id:' "$fdinfo" 2>/dev/null || continue
-					id=$(awk '/^prog_id:/ { print $2 }' "$fdinfo")
-					name=$(bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p')
-					awk -v n="${name:-prog $id}" '/^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
-						END { if (c) printf "%s %d %.0f\n", n, c, t / c }' "$fdinfo"
-				done | sort -u >"$LOGS/$tag.progs"
-			fi
-		fi
-		wait_exit "$pid" 60
-		wait_exit "$dpid" 60
+		prog_times "$tag" "$CHURN" "$depth"
 		line=""
 		while read -r name cnt avg; do
 			line="$line $name: $avg ns x $cnt runs;"
@@ -767,6 +945,8 @@ else
 	echo "  could not measure (see $LOGS/holder-sampled.*)"
 fi
 
+section_nofp
+
 # ---------------------------------------------------------------- report
 
 declare -A NAMES
@@ -876,9 +1056,6 @@ echo "   free is probed at ${SITE[free]%%:*}; between the emulated rows, differe
 
 # ---------------------------------------------------------------- verdicts
 
-verdict() { if [ "$1" = 1 ]; then echo PASS; elif [ "$1" = 0 ]; then echo FAIL; else echo "N/A "; fi; }
-le() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? 1 : 0 }'; }
-ge() { isnum "${1:-x}" && isnum "${2:-x}" || { echo x; return; }; awk -v a="$1" -v b="$2" 'BEGIN { print (a >= b) ? 1 : 0 }'; }
 
 echo
 echo "================================================================ targets"
@@ -927,6 +1104,7 @@ fi
 v=$(le "$ATTACH_MS" 100)
 echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATTACH_MS ms" \
      "(\"attached\" line: $ATTACH_LINE_MS ms)"
+nofp_verdicts
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then
