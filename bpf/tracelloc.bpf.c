@@ -19,9 +19,9 @@
 #define UNWIND_INLINE 8	/* frames unwound inline by cached rows */
 #endif
 #ifndef ROW_CACHE_BITS
-#define ROW_CACHE_BITS 6	/* see call_state.rows */
+#define ROW_CACHE_BITS 6	/* sets of two rows; see call_state.rows */
 #endif
-#define ROW_CACHE_SLOTS (1 << ROW_CACHE_BITS)
+#define ROW_CACHE_SETS (1 << ROW_CACHE_BITS)
 #ifndef STACK_WINDOW_WORDS
 #define STACK_WINDOW_WORDS 128	/* 1 KiB: several frames of a C++ program */
 #endif
@@ -77,13 +77,17 @@ struct call_state {
 	} walk;
 	__u64 window[STACK_WINDOW_WORDS];	/* a copy of the user stack from walk.base */
 	/* Rows this thread found lately, by the pc looked up: a thread's
-	 * allocation sites repeat, and a binary search of libc's table costs
-	 * ~50 ns a frame. Per thread, so no other program writes it meanwhile. */
+	 * allocation sites repeat, and a search of libc's table costs ~200 ns.
+	 * Per thread, so no other program writes it meanwhile. Two ways a set:
+	 * direct-mapped, a 24-frame stack kept ~7 of its pcs thrashing. */
 	struct {
-		__u64 look;
-		__u32 version;		/* of the module list the row was found in */
-		struct unwind_row row;
-	} rows[ROW_CACHE_SLOTS];
+		struct {
+			__u64 look;
+			__u32 version;	/* of the module list the row was found in */
+			struct unwind_row row;
+		} way[2];
+		__u64 victim;		/* the way the next miss replaces */
+	} rows[ROW_CACHE_SETS];
 };
 
 struct {
@@ -507,6 +511,45 @@ static __always_inline bool in_file_mapping(__u64 pc)
 	return file;
 }
 
+/* the set a pc's row is cached in. The pc in 16-byte units: functions are
+ * 16-byte aligned, and a multiplicative hash of keys 16 apart repeats every
+ * 9 sets */
+static __always_inline typeof(&((struct call_state *)0)->rows[0])
+row_set(struct call_state *s, __u64 look)
+{
+	__u64 h = ((look >> 4) * 0x9e3779b97f4a7c15ULL) >> (64 - ROW_CACHE_BITS);
+
+	return &s->rows[h & (ROW_CACHE_SETS - 1)];
+}
+
+/* the cached row of look, or NULL */
+static __always_inline struct unwind_row *cached_row(struct call_state *s, __u64 look, __u32 version)
+{
+	typeof(&s->rows[0]) set = row_set(s, look);
+
+	if (set->way[0].look == look && set->way[0].version == version) {
+		set->victim = 1;
+		return &set->way[0].row;
+	}
+	if (set->way[1].look == look && set->way[1].version == version) {
+		set->victim = 0;
+		return &set->way[1].row;
+	}
+	return NULL;
+}
+
+static __always_inline void cache_row(struct call_state *s, __u64 look, __u32 version,
+				      const struct unwind_row *row)
+{
+	typeof(&s->rows[0]) set = row_set(s, look);
+	__u32 v = set->victim & 1;
+
+	set->way[v].look = look;
+	set->way[v].version = version;
+	set->way[v].row = *row;
+	set->victim = v ^ 1;
+}
+
 /*
  * One frame by the unwind tables: the row of the frame's pc gives the CFA
  * (the caller's rsp), the return address at CFA - 8 and the caller's rbp.
@@ -514,11 +557,10 @@ static __always_inline bool in_file_mapping(__u64 pc)
  */
 static __always_inline long unwind_step(struct call_state *s)
 {
-	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp, slot;
+	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp;
 	__u32 n = s->walk.n;
 	struct unwind_module *m;
 	struct unwind_row *row;
-	typeof(&s->rows[0]) cached;
 
 	if (n >= MAX_STACK_DEPTH)
 		return cut(COUNTER_CUT_DEPTH);
@@ -526,11 +568,8 @@ static __always_inline long unwind_step(struct call_state *s)
 		return cut(COUNTER_CUT_NO_TABLE);
 	/* a return address is past the call: its frame is the call's */
 	look = s->walk.exact ? pc : pc - 1;
-	slot = (look * 0x9e3779b97f4a7c15ULL) >> (64 - ROW_CACHE_BITS);
-	cached = &s->rows[slot & (ROW_CACHE_SLOTS - 1)];
-	if (cached->look == look && cached->version == s->walk.version) {
-		row = &cached->row;
-	} else {
+	row = cached_row(s, look, s->walk.version);
+	if (!row) {
 		m = find_module(s, look);
 		if (!m) {
 			if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
@@ -545,9 +584,7 @@ static __always_inline long unwind_step(struct call_state *s)
 		row = find_row(m, look - m->bias);
 		if (!row)
 			return cut(COUNTER_CUT_NO_TABLE);
-		cached->look = look;
-		cached->version = s->walk.version;
-		cached->row = *row;
+		cache_row(s, look, s->walk.version, row);
 	}
 	switch (row->cfa_kind) {
 	case UNWIND_CFA_RSP:
@@ -608,42 +645,55 @@ static __always_inline long unwind_step(struct call_state *s)
 	return push_frame(s, n, ra, cfa, rbp, 0);
 }
 
+/* the walk's registers while frames are unwound inline: kept out of
+ * call_state, so that the compiler holds them in registers across frames */
+struct walk_regs {
+	__u64 pc, sp, fp;
+	__u32 n, exact, version;
+};
+
 /*
  * The common frame, walked inline: its row cached by this thread and a plain
  * offset from rsp or rbp. 1: the stack ends here; 0: one more frame; -1: the
  * loop's unwind_step takes this frame over and goes on from it.
  */
-static __always_inline long unwind_fast(struct call_state *s)
+static __always_inline long unwind_fast(struct call_state *s, struct walk_regs *w)
 {
-	__u64 pc = s->walk.pc, sp = s->walk.sp, fp = s->walk.fp, look, cfa, ra, rbp, slot;
-	__u32 n = s->walk.n;
-	typeof(&s->rows[0]) cached;
+	__u64 look, cfa, ra, rbp = w->fp;
+	struct unwind_row row, *cached;
 
-	if (n >= MAX_STACK_DEPTH)
+	if (w->n >= MAX_STACK_DEPTH)
 		return -1;
-	look = s->walk.exact ? pc : pc - 1;
-	slot = (look * 0x9e3779b97f4a7c15ULL) >> (64 - ROW_CACHE_BITS);
-	cached = &s->rows[slot & (ROW_CACHE_SLOTS - 1)];
-	if (cached->look != look || cached->version != s->walk.version)
+	look = w->exact ? w->pc : w->pc - 1;
+	cached = cached_row(s, look, w->version);
+	if (!cached)
 		return -1;
-	if (cached->row.cfa_kind == UNWIND_CFA_RSP)
-		cfa = sp + cached->row.cfa_offset;
-	else if (cached->row.cfa_kind == UNWIND_CFA_RBP && fp)
-		cfa = fp + cached->row.cfa_offset;
-	else if (cached->row.cfa_kind == UNWIND_CFA_OUTERMOST)
+	row = *cached;
+	if (row.cfa_kind == UNWIND_CFA_RSP)
+		cfa = w->sp + row.cfa_offset;
+	else if (row.cfa_kind == UNWIND_CFA_RBP && w->fp)
+		cfa = w->fp + row.cfa_offset;
+	else if (row.cfa_kind == UNWIND_CFA_OUTERMOST)
 		return 1;
 	else
 		return -1;
-	if (cfa <= sp || read_word(s, cfa - 8, &ra))
+	if (cfa <= w->sp || read_word(s, cfa - 8, &ra))
 		return -1;
-	if (cached->row.rbp_kind == UNWIND_RBP_SAME)
-		rbp = fp;
-	else if (cached->row.rbp_kind != UNWIND_RBP_AT_CFA ||
-		 read_word(s, cfa + cached->row.rbp_offset, &rbp))
+	if (row.rbp_kind == UNWIND_RBP_AT_CFA) {
+		if (read_word(s, cfa + row.rbp_offset, &rbp))
+			return -1;
+	} else if (row.rbp_kind != UNWIND_RBP_SAME) {
 		return -1;
+	}
 	if (!ra)
 		return 1;
-	return push_frame(s, n, ra, cfa, rbp, 0);
+	s->event.stack[w->n] = ra;
+	w->n++;
+	w->pc = ra;
+	w->sp = cfa;
+	w->fp = rbp;
+	w->exact = 0;
+	return 0;
 }
 
 static long unwind_frame(__u64 i, struct call_state **sp)
@@ -659,8 +709,7 @@ static long unwind_frame(__u64 i, struct call_state **sp)
  * step inline is too much for the verifier. */
 static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s)
 {
-	__u32 version;
-	long ret;
+	long ret = 0;
 
 	s->event.stack[0] = PT_REGS_IP(ctx);
 	s->walk.fp = PT_REGS_FP(ctx);
@@ -668,24 +717,35 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	s->walk.valid = 0;
 	s->walk.n = 1;
 	if (unwind_mode != UNWIND_MODE_FP) {
-		/* the caller resumes at ip with the registers it had before the call */
-		s->walk.pc = PT_REGS_IP(ctx);
-		s->walk.sp = PT_REGS_SP(ctx);
-		s->walk.exact = 1;
-		/* once per walk: the daemon bumps it after writing the other half */
-		version = *(volatile __u32 *)&mods_version;
-		s->walk.version = version;
-		s->walk.nmods = mods_count[version & 1];
+		/* the caller resumes at ip with the registers it had before the call;
+		 * mods_version once per walk: the daemon bumps it after writing the
+		 * other half */
+		struct walk_regs w = {
+			.pc = PT_REGS_IP(ctx),
+			.sp = PT_REGS_SP(ctx),
+			.fp = PT_REGS_FP(ctx),
+			.n = 1,
+			.exact = 1,
+			.version = *(volatile __u32 *)&mods_version,
+		};
+
+		s->walk.version = w.version;
+		s->walk.nmods = mods_count[w.version & 1];
 		if (s->walk.nmods > MAX_UNWIND_MODULES)
 			s->walk.nmods = MAX_UNWIND_MODULES;
 #pragma unroll
 		for (int i = 0; i < UNWIND_INLINE; i++) {
-			ret = unwind_fast(s);
-			if (ret > 0)
-				return s->walk.n;
-			if (ret < 0)
+			ret = unwind_fast(s, &w);
+			if (ret)
 				break;
 		}
+		s->walk.n = w.n;
+		if (ret > 0)
+			return w.n;
+		s->walk.pc = w.pc;
+		s->walk.sp = w.sp;
+		s->walk.fp = w.fp;
+		s->walk.exact = w.exact;
 		bpf_loop(MAX_STACK_DEPTH, unwind_frame, &s, 0);
 		return s->walk.n;
 	}
