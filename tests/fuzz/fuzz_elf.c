@@ -159,7 +159,6 @@ static void fuzz_allocator_scan(int fd)
 {
 	struct attach a = { .opts = { .probe_at_symbol = false } };
 	struct elf_scan scan;
-	struct site site;
 	size_t j;
 	Elf *elf;
 
@@ -174,9 +173,7 @@ static void fuzz_allocator_scan(int fd)
 
 		if (!scan.vaddr[j] || vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
-		site.def = &probe_defs[j];
-		site.file_offset = offset;
-		entry_shift(&a, fd, &site);
+		entry_shift(&a, fd, &probe_defs[j], offset);
 	}
 out:
 	elf_end(elf);
