@@ -39,13 +39,19 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 # tests/targets/nofp_*.c: code as distributions build it, without frame pointers
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
-	      tests/targets/swaplib.c,$(wildcard tests/targets/*.c))
+	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(wildcard tests/targets/*.cpp)
+# allocator families whose Debian library replaces malloc: tests/targets/
+# family.c is linked against each as build/tests/family_NAME
+FAMILY_LIBS := jemalloc tcmalloc tcmalloc_minimal mimalloc
 TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst tests/targets/%.cpp,$(OUT)/tests/%,$(TARGET_CXX)) \
 		$(if $(wildcard tests/targets/nolibc.c),$(OUT)/tests/nolibc) \
 		$(if $(wildcard tests/targets/plugin.c),$(OUT)/tests/libplugin.so) \
 		$(if $(wildcard tests/targets/nofp_plugin.c),$(OUT)/tests/libnofp_plugin.so) \
+		$(if $(wildcard tests/targets/family.c),$(patsubst %,$(OUT)/tests/family_%,$(FAMILY_LIBS))) \
+		$(patsubst tests/targets/%.c,$(OUT)/tests/%,$(wildcard tests/targets/api_*.c)) \
+		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -84,6 +90,18 @@ $(OUT)/tests/nofp_%: tests/targets/nofp_%.c $(wildcard tests/targets/*.h) | $(OU
 
 $(OUT)/tests/nofp_%: tests/targets/nofp_%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CXX) $(NOFP_CFLAGS) -o $@ $<
+
+# tests/targets/family.c once more per allocator family (FAMILY_LIBS)
+$(OUT)/tests/family_%: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# an allocator's own API: tests/targets/api_NAME.c, linked against libNAME
+$(OUT)/tests/api_%: tests/targets/api_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# libc before libmimalloc: malloc stays glibc's, mi_malloc is mimalloc's
+$(OUT)/tests/two_families: tests/targets/two_families.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -Wl,--no-as-needed -lc -lmimalloc
 
 # a library without frame pointers, loaded with dlopen after tracing began
 $(OUT)/tests/libnofp_plugin.so: tests/targets/nofp_plugin.c | $(OUT)/tests

@@ -59,6 +59,11 @@ struct call_state {
 	__u64 size;
 	__u64 ptr_arg;		/* realloc's old block, posix_memalign's memptr */
 	__s64 until_sample;	/* sampling: bytes until the next sample */
+	/* the last free this thread sent (FN_FREE_NESTED), to tell a free
+	 * called by another free of the same block */
+	__u64 free_addr;
+	__u64 free_sp;
+	__u64 free_ns;
 	__u8 primed;		/* until_sample was drawn */
 	__u8 old_sampled;	/* sampling: realloc's old block was sampled */
 	/* built here rather than in a per-CPU buffer, which a preempted
@@ -264,6 +269,13 @@ static __always_inline __u64 array_size(__u64 n, __u64 size)
 	return n > limit ? ~0ULL : n * size;
 }
 
+/* a call that may move or release the block it is given */
+static __always_inline bool is_realloc(__u32 fn)
+{
+	return fn == FN_REALLOC || fn == FN_REALLOCARRAY || fn == FN_RALLOCX ||
+	       fn == FN_MI_REALLOC_ALIGNED;
+}
+
 static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
 {
 	struct call_state *s;
@@ -279,7 +291,7 @@ static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
 	s->fn = fn;
 	s->size = size;
 	s->ptr_arg = ptr_arg;
-	if ((s->fn != FN_REALLOC && s->fn != FN_REALLOCARRAY) || !ptr_arg)
+	if (!is_realloc(s->fn) || !ptr_arg)
 		return 0;
 	/* sampling: the daemon knows only of sampled blocks */
 	if (sample_bytes) {
@@ -777,7 +789,7 @@ int BPF_KRETPROBE(leave_alloc)
 {
 	struct alloc_event *ev;
 	struct call_state *s;
-	bool is_realloc, known_old;
+	bool realloc_call, known_old;
 	void *ring;
 	__u8 one = 1;
 	__u64 addr, id;
@@ -791,11 +803,13 @@ int BPF_KRETPROBE(leave_alloc)
 		return 0;
 	if (--s->depth > 0)
 		return 0;
+	/* a block this thread frees from now on is not the one it freed last */
+	s->free_addr = 0;
 
 	addr = returned_block(ctx, s);
-	is_realloc = s->fn == FN_REALLOC || s->fn == FN_REALLOCARRAY;
+	realloc_call = is_realloc(s->fn);
 	/* the daemon knows of realloc's old block (sampled, or no sampling) */
-	known_old = is_realloc && s->ptr_arg && (!sample_bytes || s->old_sampled);
+	known_old = realloc_call && s->ptr_arg && (!sample_bytes || s->old_sampled);
 	if (!addr || s->size == ~0ULL) {
 		if (!known_old)
 			return 0;
@@ -833,16 +847,28 @@ int BPF_KRETPROBE(leave_alloc)
 	return 0;
 }
 
-static __always_inline int enter_free(__u32 tid, __u64 ptr)
+static __always_inline int enter_free(__u32 tid, __u64 ptr, bool nested_ok, __u64 sp)
 {
 	struct call_state *s;
+	__u64 now;
 
 	if (!ptr)
 		return 0;
-	s = current_state(0);
+	s = current_state(nested_ok ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
 	if (s && s->depth)
 		return 0;
+	/* called by another free of the same block (a sized delete calling
+	 * free), the outer one still running: deeper on the stack, at once,
+	 * with no allocation by this thread in between */
+	if (nested_ok && s) {
+		now = bpf_ktime_get_ns();
+		if (ptr == s->free_addr && sp <= s->free_sp && now - s->free_ns < 100000)
+			return 0;
+		s->free_addr = ptr;
+		s->free_sp = sp;
+		s->free_ns = now;
+	}
 	/* sampling: the daemon never heard of a block that was not sampled. Most
 	 * blocks were not: a lookup takes no lock, a delete locks its bucket. */
 	if (sample_bytes &&
@@ -884,7 +910,9 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 	tid = (__u32)id;
 	switch (fn) {
 	case FN_FREE:
-		return enter_free(tid, arg1);
+		return enter_free(tid, arg1, false, 0);
+	case FN_FREE_NESTED:
+		return enter_free(tid, arg1, true, PT_REGS_SP(ctx));
 	case FN_THREAD_EXIT:
 		return enter_thread_exit(tid);
 	case FN_MAPS_CHANGE:
@@ -893,8 +921,11 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		send_ptr_event_flags(EVENT_MAPS_CHANGE, tid, maps_gen, BPF_RB_FORCE_WAKEUP);
 		return 0;
 	case FN_CALLOC:
+	case FN_MI_CALLOC_ALIGNED:
 		return enter(tid, fn, array_size(arg1, arg2), 0);
 	case FN_REALLOC:
+	case FN_RALLOCX:
+	case FN_MI_REALLOC_ALIGNED:
 		return enter(tid, fn, arg2, arg1);
 	case FN_REALLOCARRAY:
 		return enter(tid, fn, array_size(arg2, arg3), arg1);
@@ -903,7 +934,7 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 	case FN_ALIGNED_ALLOC:
 	case FN_MEMALIGN:
 		return enter(tid, fn, arg2, 0);
-	default:	/* malloc, valloc, pvalloc, operator new: size first */
+	default:	/* malloc, valloc, pvalloc, operator new, mallocx, mi_*: size first */
 		return enter(tid, fn, arg1, 0);
 	}
 }

@@ -28,7 +28,18 @@ enum alloc_fn {
 	FN_NEW_ARRAY,
 	FN_NEW_ALIGNED,
 	FN_NEW_ARRAY_ALIGNED,
+	/* the APIs of other allocators (src/attach.c: families) */
+	FN_MALLOCX,		/* jemalloc: mallocx(size, flags) */
+	FN_RALLOCX,		/* jemalloc: rallocx(ptr, size, flags), a realloc */
+	FN_MI_ZALLOC,		/* mimalloc: mi_zalloc(size) */
+	FN_MI_MALLOC_ALIGNED,	/* mimalloc: mi_malloc_aligned(size, alignment) */
+	FN_MI_ZALLOC_ALIGNED,	/* mimalloc: mi_zalloc_aligned(size, alignment) */
+	FN_MI_CALLOC_ALIGNED,	/* mimalloc: mi_calloc_aligned(count, size, alignment) */
+	FN_MI_REALLOC_ALIGNED,	/* mimalloc: mi_realloc_aligned(ptr, size, alignment), a realloc */
 	FN_FREE,
+	/* a free of another family, which may call another of its probed frees
+	 * (tcmalloc's sized delete calls free): sent once */
+	FN_FREE_NESTED,
 	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
 	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
 	FN__COUNT,

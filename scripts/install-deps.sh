@@ -8,6 +8,10 @@ PKGS="clang llvm make gcc g++ pkg-config libbpf-dev bpftool libelf-dev libdw-dev
 PKGS="$PKGS cppcheck libclang-rt-14-dev"
 # glibc's own debug info: the reports name frames inside libc (__libc_start_call_main)
 PKGS="$PKGS libc6-dbg"
+# the allocator families' tests: jemalloc, tcmalloc, mimalloc (musl-gcc for
+# musl), and Debian's Redis (redis-tools holds the server binary; the
+# redis-server package would also start a system service)
+PKGS="$PKGS libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools redis-tools"
 # heaptrack: the oracle the perl unwinding test compares stacks with
 PKGS="$PKGS heaptrack"
 # the endpoint test's slow clients (tests/slow_clients.py)

@@ -19,7 +19,47 @@
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
-enum library { LIB_C, LIB_STDCXX, LIB_LD };
+/* where a probe_def is looked for: glibc's libc, libstdc++, ld.so, or a
+ * library of another allocator family that replaces malloc (is_library) */
+enum library { LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB__COUNT };
+
+static const char *const family_names[LIB__COUNT] = {
+	[LIB_C] = "glibc",
+	[LIB_STDCXX] = "libstdc++",
+	[LIB_JEMALLOC] = "jemalloc",
+	[LIB_TCMALLOC] = "tcmalloc",
+	[LIB_MIMALLOC] = "mimalloc",
+};
+
+/* what every family that replaces malloc exports, and its operator new and
+ * delete: their delete does not always go through a probed free */
+#define STANDARD_API(lib)							\
+	{ "free", FN_FREE_NESTED, lib },						\
+	{ "malloc", FN_MALLOC, lib },						\
+	{ "calloc", FN_CALLOC, lib },						\
+	{ "realloc", FN_REALLOC, lib },						\
+	{ "reallocarray", FN_REALLOCARRAY, lib },				\
+	{ "posix_memalign", FN_POSIX_MEMALIGN, lib },				\
+	{ "aligned_alloc", FN_ALIGNED_ALLOC, lib },				\
+	{ "memalign", FN_MEMALIGN, lib },					\
+	{ "valloc", FN_VALLOC, lib },						\
+	{ "pvalloc", FN_PVALLOC, lib },						\
+	{ "_Znwm", FN_NEW, lib },						\
+	{ "_ZnwmRKSt9nothrow_t", FN_NEW, lib },					\
+	{ "_Znam", FN_NEW_ARRAY, lib },						\
+	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, lib },				\
+	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, lib },			\
+	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, lib },		\
+	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, lib },			\
+	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, lib },	\
+	{ "_ZdlPv", FN_FREE_NESTED, lib },						\
+	{ "_ZdaPv", FN_FREE_NESTED, lib },						\
+	{ "_ZdlPvm", FN_FREE_NESTED, lib },						\
+	{ "_ZdaPvm", FN_FREE_NESTED, lib },						\
+	{ "_ZdlPvSt11align_val_t", FN_FREE_NESTED, lib },				\
+	{ "_ZdaPvSt11align_val_t", FN_FREE_NESTED, lib },				\
+	{ "_ZdlPvmSt11align_val_t", FN_FREE_NESTED, lib },				\
+	{ "_ZdaPvmSt11align_val_t", FN_FREE_NESTED, lib }
 
 static const struct probe_def {
 	const char *symbol;
@@ -50,6 +90,23 @@ static const struct probe_def {
 	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, LIB_STDCXX },
 	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
 	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
+	/* jemalloc (libjemalloc.so.2), and its own API */
+	STANDARD_API(LIB_JEMALLOC),
+	{ "sdallocx", FN_FREE_NESTED, LIB_JEMALLOC },
+	{ "dallocx", FN_FREE_NESTED, LIB_JEMALLOC },
+	{ "mallocx", FN_MALLOCX, LIB_JEMALLOC },
+	{ "rallocx", FN_RALLOCX, LIB_JEMALLOC },
+	/* gperftools' tcmalloc (libtcmalloc.so.4, libtcmalloc_minimal.so.4):
+	 * its tc_* names are the same functions as the standard ones */
+	STANDARD_API(LIB_TCMALLOC),
+	/* mimalloc (libmimalloc.so.2), and its own API (mi_malloc, mi_calloc,
+	 * mi_realloc and mi_free are malloc, calloc, realloc and free) */
+	STANDARD_API(LIB_MIMALLOC),
+	{ "mi_zalloc", FN_MI_ZALLOC, LIB_MIMALLOC },
+	{ "mi_malloc_aligned", FN_MI_MALLOC_ALIGNED, LIB_MIMALLOC },
+	{ "mi_zalloc_aligned", FN_MI_ZALLOC_ALIGNED, LIB_MIMALLOC },
+	{ "mi_calloc_aligned", FN_MI_CALLOC_ALIGNED, LIB_MIMALLOC },
+	{ "mi_realloc_aligned", FN_MI_REALLOC_ALIGNED, LIB_MIMALLOC },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -67,6 +124,7 @@ struct object {
 	char *name;		/* path as the target maps it */
 	char *open_path;	/* /proc/PID/map_files/..., valid while it is mapped */
 	int sites;		/* allocator functions probed in it */
+	enum library lib;	/* of those functions */
 };
 
 struct attach {
@@ -152,6 +210,7 @@ struct elf_scan {
 	uint64_t vaddr[NUM_DEFS];	/* 0: not defined */
 	char soname[64];
 	bool defines_malloc;
+	enum library family;		/* LIB__COUNT: none of the families below */
 };
 
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
@@ -172,8 +231,17 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name)
 			continue;
-		if (!strcmp(name, "malloc") && sh->sh_type == SHT_DYNSYM)
-			scan->defines_malloc = true;
+		if (sh->sh_type == SHT_DYNSYM) {
+			if (!strcmp(name, "malloc"))
+				scan->defines_malloc = true;
+			/* a family is told by what only it exports */
+			else if (!strcmp(name, "mallocx"))
+				scan->family = LIB_JEMALLOC;
+			else if (!strcmp(name, "tc_malloc"))
+				scan->family = LIB_TCMALLOC;
+			else if (!strcmp(name, "mi_malloc"))
+				scan->family = LIB_MIMALLOC;
+		}
 		for (j = 0; j < NUM_DEFS; j++)
 			if (!scan->vaddr[j] && !strcmp(name, probe_defs[j].symbol))
 				scan->vaddr[j] = sym.st_value;
@@ -207,6 +275,7 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 	Elf_Scn *scn = NULL;
 
 	memset(scan, 0, sizeof(*scan));
+	scan->family = LIB__COUNT;
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -ENOEXEC;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -224,11 +293,17 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 
 static bool is_library(const struct elf_scan *scan, enum library lib)
 {
-	if (lib == LIB_STDCXX)
+	switch (lib) {
+	case LIB_STDCXX:
 		return !strncmp(scan->soname, "libstdc++.so", 12);
-	if (lib == LIB_LD)
+	case LIB_LD:
 		return !strncmp(scan->soname, "ld-linux", 8);
-	return !strncmp(scan->soname, "libc.so", 7);
+	case LIB_C:
+		return !strncmp(scan->soname, "libc.so", 7);
+	default:
+		/* the malloc it defines is its own */
+		return scan->defines_malloc && scan->family == lib;
+	}
 }
 
 static int add_object(struct attach *a, const char *name, const char *open_path)
@@ -241,6 +316,7 @@ static int add_object(struct attach *a, const char *name, const char *open_path)
 	grown[a->nobjects].name = strdup(name);
 	grown[a->nobjects].open_path = strdup(open_path);
 	grown[a->nobjects].sites = 0;
+	grown[a->nobjects].lib = LIB_LD;
 	if (!grown[a->nobjects].name || !grown[a->nobjects].open_path)
 		return -ENOMEM;
 	a->nobjects++;
@@ -275,8 +351,24 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 	return false;
 }
 
+/* Does the function only jump elsewhere? jemalloc's and mimalloc's operator
+ * delete is `jmp free@plt`: probed there too, each delete would be sent as
+ * two frees. The free it jumps to is probed. */
+static bool is_thunk(int fd, uint64_t offset)
+{
+	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	uint8_t code[8];
+	size_t i = 0;
+
+	if (pread(fd, code, sizeof(code), offset) != sizeof(code))
+		return false;
+	if (!memcmp(code, endbr64, sizeof(endbr64)))
+		i = sizeof(endbr64);
+	return code[i] == 0xe9 || code[i] == 0xeb;
+}
+
 /* records the sites one mapped object offers; *foreign set when it is an
- * allocator other than glibc's */
+ * allocator we do not trace */
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
 {
 	struct elf_scan scan;
@@ -300,7 +392,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	err = scan_elf(elf, &scan);
 	if (err)
 		goto out;
-	if (scan.defines_malloc && !is_library(&scan, LIB_C) && strncmp(scan.soname, "ld-linux", 8)) {
+	if (scan.defines_malloc && !is_library(&scan, LIB_C) && strncmp(scan.soname, "ld-linux", 8) &&
+	    scan.family == LIB__COUNT) {
 		*foreign = true;
 		goto out;
 	}
@@ -309,6 +402,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
+			continue;
+		if (probe_defs[j].fn == FN_FREE_NESTED && is_thunk(fd, offset))
 			continue;
 		/* a second glibc, from another file: one allocator is what we trace */
 		if (a->nsites == NUM_DEFS) {
@@ -330,8 +425,10 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
 		a->nsites++;
-		if (probe_defs[j].lib != LIB_LD)
+		if (probe_defs[j].lib != LIB_LD) {
 			a->objects[a->nobjects - 1].sites++;
+			a->objects[a->nobjects - 1].lib = probe_defs[j].lib;
+		}
 	}
 out:
 	elf_end(elf);
@@ -401,7 +498,8 @@ out:
 /* free and the thread-exit hook allocate nothing: no return probe */
 static bool entry_only(const struct probe_def *def)
 {
-	return def->fn == FN_FREE || def->fn == FN_THREAD_EXIT || def->fn == FN_MAPS_CHANGE;
+	return def->fn == FN_FREE || def->fn == FN_FREE_NESTED || def->fn == FN_THREAD_EXIT ||
+	       def->fn == FN_MAPS_CHANGE;
 }
 
 /* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
@@ -645,8 +743,8 @@ void attach__describe(const struct attach *a, FILE *out)
 	for (i = 0; i < a->nobjects; i++) {
 		if (!a->objects[i].sites)
 			continue;	/* ld.so: only its hook */
-		fprintf(out, "%s%s (%d functions)", first ? "" : ", ", base_name(a->objects[i].name),
-			a->objects[i].sites);
+		fprintf(out, "%s%s in %s (%d functions)", first ? "" : ", ",
+			family_names[a->objects[i].lib], base_name(a->objects[i].name), a->objects[i].sites);
 		first = false;
 	}
 }

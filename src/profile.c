@@ -200,6 +200,13 @@ const char *alloc_fn__name(uint32_t fn)
 		[FN_NEW_ARRAY] = "operator new[]",
 		[FN_NEW_ALIGNED] = "operator new(align_val_t)",
 		[FN_NEW_ARRAY_ALIGNED] = "operator new[](align_val_t)",
+		[FN_MALLOCX] = "mallocx",
+		[FN_RALLOCX] = "rallocx",
+		[FN_MI_ZALLOC] = "mi_zalloc",
+		[FN_MI_MALLOC_ALIGNED] = "mi_malloc_aligned",
+		[FN_MI_ZALLOC_ALIGNED] = "mi_zalloc_aligned",
+		[FN_MI_CALLOC_ALIGNED] = "mi_calloc_aligned",
+		[FN_MI_REALLOC_ALIGNED] = "mi_realloc_aligned",
 	};
 
 	return fn < FN__COUNT && names[fn] ? names[fn] : "[allocator]";

@@ -261,6 +261,112 @@ test_ledger_cxx() { # new, new[], nothrow, aligned new, delete, delete[]; Shelf<
 		"cxx: a folded line ends with the Shelf<long>::stock frame"
 }
 
+# ================================================================ allocator families
+
+# family_test TARGET FAMILY MODULE: tests/targets/family.c as built into
+# TARGET (family_NAME: linked against NAME's library); the attached line
+# names FAMILY in MODULE, the ledger is exact
+family_test() {
+	local target=$1 family=$2 module=$3 m
+	METRICS="live count" ledger_test "$target"
+	for m in live count; do
+		[ -f "$T_DIR/$m.err" ] || continue
+		assert_grep "$T_DIR/$m.err" "^tracelloc: attached to pid [0-9]+: .*$family in $module[^ ]* \([0-9]+ functions\)" \
+			"$target -m $m: the attached line names $family in $module"
+	done
+}
+
+test_family_glibc() { # the standard API under glibc: the attached line says glibc in libc.so.6
+	family_test family glibc libc.so.6
+}
+
+test_family_jemalloc() { # linked with Debian's libjemalloc.so.2, which replaces malloc: exact ledger
+	family_test family_jemalloc jemalloc libjemalloc.so.2
+}
+
+test_family_tcmalloc() { # linked with gperftools' libtcmalloc.so.4: exact ledger, each delete sent once
+	family_test family_tcmalloc tcmalloc libtcmalloc.so.4
+}
+
+test_family_tcmalloc_minimal() { # linked with libtcmalloc_minimal.so.4: exact ledger
+	family_test family_tcmalloc_minimal tcmalloc libtcmalloc_minimal.so.4
+}
+
+test_family_mimalloc() { # linked with libmimalloc.so.2, which replaces malloc: exact ledger
+	family_test family_mimalloc mimalloc libmimalloc.so.2
+}
+
+test_family_jemalloc_api() { # jemalloc's mallocx, rallocx (a realloc), sdallocx, dallocx: exact ledger per site
+	family_test api_jemalloc jemalloc libjemalloc.so.2
+}
+
+test_family_mimalloc_api() { # mimalloc's mi_malloc, mi_zalloc, the _aligned variants, mi_realloc_aligned, mi_free
+	family_test api_mimalloc mimalloc libmimalloc.so.2
+	assert_no_grep "$T_DIR/live.out" "unknown frees: [1-9]" "api_mimalloc: each mi_free sent once"
+}
+
+test_two_families() { # glibc's malloc and mimalloc's mi_malloc in one process: both probed, each block freed by its own
+	family_test two_families mimalloc libmimalloc.so.2
+	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*glibc in libc\.so\.6 " \
+		"two_families: glibc probed as well"
+}
+
+# tracelloc_live_bytes from the endpoint at URL
+metric_live() {
+	curl -s "$URL/metrics" | awk '$1 == "tracelloc_live_bytes" { print $2 }'
+}
+
+test_redis_jemalloc() { # Debian's redis-server (jemalloc), -p: 2000 SETs of 1 KiB grow live bytes by at least 2 MB, FLUSHALL gives them back
+	local sock=$T_DIR/redis.sock rpid i live0 live1 live2 written=$((2000 * 1024))
+	# Debian's redis-tools ships the server binary as redis-check-rdb; it is
+	# the server when called redis-server (the redis-server package, which
+	# also starts a system service, adds just that link)
+	if [ ! -x /usr/bin/redis-check-rdb ] || ! command -v redis-cli >/dev/null; then
+		fail "redis-tools is missing (scripts/install-deps.sh installs it)"
+		return
+	fi
+	(exec -a redis-server /usr/bin/redis-check-rdb --port 0 --unixsocket "$sock" --save '' \
+		--appendonly no --daemonize no --dir "$T_DIR" --lazyfree-lazy-user-flush no) \
+		>"$T_DIR/redis.log" 2>&1 &
+	rpid=$!
+	register_pid "$rpid"
+	for i in $(seq 100); do
+		[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ] && break
+		sleep 0.05
+	done
+	[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ] || { fail "redis-server did not start"; show "$T_DIR/redis.log"; return; }
+	tl_bg r -p "$rpid" -i 0 -t 0 --listen 0
+	if ! wait_for_grep "$T_DIR/r.err" '^tracelloc: serving http://' 30 "$TL_PID"; then
+		fail "redis: tracelloc did not attach"
+		show "$T_DIR/r.err"
+		return
+	fi
+	URL=$(grep -m1 -oE 'http://[^/]+' "$T_DIR/r.err")
+	assert_grep "$T_DIR/r.err" "^tracelloc: attached to pid $rpid: .*jemalloc in libjemalloc\.so\.2 \([0-9]+ functions\)" \
+		"redis: the attached line names jemalloc"
+	sleep 0.3
+	live0=$(metric_live)
+	# 2000 SETs of a 1024-byte value, in one pipe (the RESP protocol)
+	awk 'BEGIN { v = sprintf("%1024s", ""); gsub(/ /, "x", v)
+		for (i = 0; i < 2000; i++) { k = "key:" i
+			printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$1024\r\n%s\r\n", length(k), k, v } }' |
+		redis-cli -s "$sock" --pipe >"$T_DIR/pipe.out" 2>&1
+	assert_eq "$(redis-cli -s "$sock" dbsize)" 2000 "redis: 2000 keys written"
+	sleep 0.5
+	live1=$(metric_live)
+	redis-cli -s "$sock" flushall sync >/dev/null
+	sleep 0.5
+	live2=$(metric_live)
+	note "redis live bytes: $live0 at attach, $live1 after 2000 x 1 KiB SETs, $live2 after FLUSHALL"
+	assert_int_ge "$((live1 - live0))" "$written" "redis: live bytes grew by at least what was written"
+	assert_int_ge "$((live1 - live2))" "$((written * 9 / 10))" "redis: FLUSHALL gave back at least 90% of it"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 20
+	assert_eq "$WAIT_RC" 0 "redis: tracelloc exit status"
+	assert_grep "$T_DIR/r.out" "^ +lost events: 0 " "redis: nothing lost"
+	kill "$rpid" 2>/dev/null
+}
+
 # ================================================================ attach mode
 
 # attach_once METRIC [TARGET]: start the target (default attach), attach
