@@ -40,7 +40,7 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
 	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c,$(wildcard tests/targets/*.c))
-TARGET_CXX := $(wildcard tests/targets/*.cpp)
+TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
 # family.c is linked against each as build/tests/family_NAME
 FAMILY_LIBS := jemalloc tcmalloc tcmalloc_minimal mimalloc
@@ -51,6 +51,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/nofp_plugin.c),$(OUT)/tests/libnofp_plugin.so) \
 		$(if $(wildcard tests/targets/family.c),$(patsubst %,$(OUT)/tests/family_%,$(FAMILY_LIBS))) \
 		$(patsubst tests/targets/%.c,$(OUT)/tests/%,$(wildcard tests/targets/api_*.c)) \
+		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
+		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -94,6 +96,20 @@ $(OUT)/tests/nofp_%: tests/targets/nofp_%.cpp $(wildcard tests/targets/*.h) | $(
 # tests/targets/family.c once more per allocator family (FAMILY_LIBS)
 $(OUT)/tests/family_%: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# operator new and delete of each family that exports its own
+$(OUT)/tests/family_cxx_%: tests/targets/family_cxx.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CXX) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# family.c under musl (dynamic and static) and glibc linked statically
+$(OUT)/tests/family_musl: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	musl-gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+$(OUT)/tests/family_musl_static: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	musl-gcc -static -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+$(OUT)/tests/family_static: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
 
 # an allocator's own API: tests/targets/api_NAME.c, linked against libNAME
 $(OUT)/tests/api_%: tests/targets/api_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests

@@ -21,7 +21,9 @@
 
 /* where a probe_def is looked for: glibc's libc, libstdc++, ld.so, or a
  * library of another allocator family that replaces malloc (is_library) */
-enum library { LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB__COUNT };
+enum library {
+	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL, LIB__COUNT
+};
 
 static const char *const family_names[LIB__COUNT] = {
 	[LIB_C] = "glibc",
@@ -29,6 +31,7 @@ static const char *const family_names[LIB__COUNT] = {
 	[LIB_JEMALLOC] = "jemalloc",
 	[LIB_TCMALLOC] = "tcmalloc",
 	[LIB_MIMALLOC] = "mimalloc",
+	[LIB_MUSL] = "musl",
 };
 
 /* what every family that replaces malloc exports, and its operator new and
@@ -107,6 +110,8 @@ static const struct probe_def {
 	{ "mi_zalloc_aligned", FN_MI_ZALLOC_ALIGNED, LIB_MIMALLOC },
 	{ "mi_calloc_aligned", FN_MI_CALLOC_ALIGNED, LIB_MIMALLOC },
 	{ "mi_realloc_aligned", FN_MI_REALLOC_ALIGNED, LIB_MIMALLOC },
+	/* musl: its dynamic loader is its libc; or in a static executable */
+	STANDARD_API(LIB_MUSL),
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -143,6 +148,7 @@ struct attach {
 	size_t nlink_fds;
 	int nprobes;
 	char *culprit;
+	bool stripped;		/* a mapped object had no symbol table at all */
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
@@ -206,11 +212,31 @@ static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 	return -ENOENT;
 }
 
+/* symbols that tell a family where no soname does (scan_elf) */
+enum {
+	MARK_DLS3 = 1,		/* __dls3: musl's dynamic loader, which is its libc */
+	MARK_MALLOC_IMPL = 2,	/* __libc_malloc_impl: musl's malloc, linked in */
+	MARK_LIBC_MALLOC = 4,	/* __libc_malloc: glibc's, linked in (or musl's) */
+	MARK_START_MAIN = 8,	/* __libc_start_main */
+	MARK_MALLOC = 16,	/* malloc, in any symbol table */
+	MARK_SYMTAB = 32,	/* a .symtab at all */
+	MARK_DYNAMIC = 64,	/* a .dynamic at all */
+};
+
 struct elf_scan {
 	uint64_t vaddr[NUM_DEFS];	/* 0: not defined */
 	char soname[64];
-	bool defines_malloc;
-	enum library family;		/* LIB__COUNT: none of the families below */
+	bool defines_malloc;		/* exports malloc (.dynsym) */
+	unsigned int marks;
+	enum library family;		/* LIB__COUNT: none */
+};
+
+static const struct { const char *name; unsigned int mark; } markers[] = {
+	{ "__dls3", MARK_DLS3 },
+	{ "__libc_malloc_impl", MARK_MALLOC_IMPL },
+	{ "__libc_malloc", MARK_LIBC_MALLOC },
+	{ "__libc_start_main", MARK_START_MAIN },
+	{ "malloc", MARK_MALLOC },
 };
 
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
@@ -242,6 +268,9 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 			else if (!strcmp(name, "mi_malloc"))
 				scan->family = LIB_MIMALLOC;
 		}
+		for (j = 0; j < sizeof(markers) / sizeof(markers[0]); j++)
+			if (!strcmp(name, markers[j].name))
+				scan->marks |= markers[j].mark;
 		for (j = 0; j < NUM_DEFS; j++)
 			if (!scan->vaddr[j] && !strcmp(name, probe_defs[j].symbol))
 				scan->vaddr[j] = sym.st_value;
@@ -285,10 +314,31 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 			continue;
 		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
 			scan_symbols(elf, scn, &sh, scan);
-		else if (sh.sh_type == SHT_DYNAMIC)
+		if (sh.sh_type == SHT_SYMTAB)
+			scan->marks |= MARK_SYMTAB;
+		if (sh.sh_type == SHT_DYNAMIC) {
+			scan->marks |= MARK_DYNAMIC;
 			read_soname(elf, scn, &sh, scan);
+		}
+	}
+	if (!strncmp(scan->soname, "libc.so.6", 9))
+		scan->family = LIB_C;
+	else if (scan->marks & MARK_DLS3)
+		scan->family = LIB_MUSL;
+	else if (scan->family == LIB__COUNT && !scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
+		/* a static executable: the allocator is linked in */
+		if (scan->marks & MARK_MALLOC_IMPL)
+			scan->family = LIB_MUSL;
+		else if ((scan->marks & MARK_LIBC_MALLOC) && (scan->marks & MARK_START_MAIN))
+			scan->family = LIB_C;
 	}
 	return 0;
+}
+
+/* a static executable stripped of its symbols: nothing names its malloc */
+static bool stripped_static(const struct elf_scan *scan)
+{
+	return !(scan->marks & (MARK_SYMTAB | MARK_DYNAMIC));
 }
 
 static bool is_library(const struct elf_scan *scan, enum library lib)
@@ -299,7 +349,8 @@ static bool is_library(const struct elf_scan *scan, enum library lib)
 	case LIB_LD:
 		return !strncmp(scan->soname, "ld-linux", 8);
 	case LIB_C:
-		return !strncmp(scan->soname, "libc.so", 7);
+	case LIB_MUSL:
+		return scan->family == lib;
 	default:
 		/* the malloc it defines is its own */
 		return scan->defines_malloc && scan->family == lib;
@@ -351,22 +402,6 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 	return false;
 }
 
-/* Does the function only jump elsewhere? jemalloc's and mimalloc's operator
- * delete is `jmp free@plt`: probed there too, each delete would be sent as
- * two frees. The free it jumps to is probed. */
-static bool is_thunk(int fd, uint64_t offset)
-{
-	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	uint8_t code[8];
-	size_t i = 0;
-
-	if (pread(fd, code, sizeof(code), offset) != sizeof(code))
-		return false;
-	if (!memcmp(code, endbr64, sizeof(endbr64)))
-		i = sizeof(endbr64);
-	return code[i] == 0xe9 || code[i] == 0xeb;
-}
-
 /* records the sites one mapped object offers; *foreign set when it is an
  * allocator we do not trace */
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
@@ -392,18 +427,17 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	err = scan_elf(elf, &scan);
 	if (err)
 		goto out;
-	if (scan.defines_malloc && !is_library(&scan, LIB_C) && strncmp(scan.soname, "ld-linux", 8) &&
-	    scan.family == LIB__COUNT) {
+	if (scan.defines_malloc && strncmp(scan.soname, "ld-linux", 8) && scan.family == LIB__COUNT) {
 		*foreign = true;
 		goto out;
 	}
+	if (stripped_static(&scan))
+		a->stripped = true;
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
-			continue;
-		if (probe_defs[j].fn == FN_FREE_NESTED && is_thunk(fd, offset))
 			continue;
 		/* a second glibc, from another file: one allocator is what we trace */
 		if (a->nsites == NUM_DEFS) {
@@ -486,7 +520,7 @@ int attach__find(struct attach *a)
 	for (j = 0; j < a->nsites; j++)
 		if (a->sites[j].def->fn == FN_MALLOC)
 			have_malloc = true;
-	err = have_malloc ? 0 : -ENOENT;
+	err = have_malloc ? 0 : a->stripped ? -ENOEXEC : -ENOENT;
 out:
 	maps__clear(&maps);
 	return err;

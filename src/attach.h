@@ -24,7 +24,8 @@ void attach__destroy(struct attach *a);	/* detaches */
 
 /*
  * Reads the process's maps and finds the probe sites.
- * -ESRCH: no such process; -ENOENT: no glibc allocator mapped;
+ * -ESRCH: no such process; -ENOENT: no allocator of a known family mapped;
+ * -ENOEXEC: none, and a static binary without symbols is mapped;
  * -EMEDIUMTYPE: another object defines malloc (an allocator we do not trace);
  * attach__culprit() names the object then.
  */

@@ -291,8 +291,11 @@ static int find_allocator(struct session *s)
 	if (err == -ESRCH || (err && target_gone(s)))
 		return fail(0, "pid %d exited while attaching", pid);
 	if (err == -ENOENT)
-		return fail(0, "pid %d maps no glibc allocator (statically linked, or another "
-			    "allocator?)", pid);
+		return fail(0, "pid %d maps no allocator tracelloc knows (glibc, jemalloc, tcmalloc, "
+			    "mimalloc, musl)", pid);
+	if (err == -ENOEXEC)
+		return fail(0, "pid %d runs a static binary without a symbol table (stripped): "
+			    "nothing names its malloc", pid);
 	if (err == -EMEDIUMTYPE)
 		return fail(0, "pid %d uses an allocator tracelloc does not trace (malloc is "
 			    "defined in %s)", pid, attach__culprit(s->attach));

@@ -296,6 +296,33 @@ test_family_mimalloc() { # linked with libmimalloc.so.2, which replaces malloc: 
 	family_test family_mimalloc mimalloc libmimalloc.so.2
 }
 
+test_family_cxx() { # operator new/new[] and delete/delete[] (sized too) of jemalloc, tcmalloc, mimalloc: each delete once
+	local lib
+	for lib in jemalloc tcmalloc mimalloc; do
+		METRICS="live count" ledger_test "family_cxx_$lib"
+	done
+}
+
+test_family_musl() { # musl-gcc, dynamic: the loader is musl's libc; exact ledger
+	family_test family_musl musl "libc.so"
+}
+
+test_family_musl_static() { # musl-gcc -static: the allocator linked into the executable; exact ledger
+	family_test family_musl_static musl family_musl_static
+}
+
+test_family_glibc_static() { # gcc -static: glibc's allocator found by the executable's .symtab; exact ledger
+	family_test family_static glibc family_static
+}
+
+test_bad_stripped_static() { # a static binary stripped of its symbols: refused with one line saying so
+	need_target family_static || return
+	cp "$TB/family_static" "$T_DIR/stripped" && strip "$T_DIR/stripped" || { fail "strip failed"; return; }
+	bad_input "stripped static" -- "$T_DIR/stripped"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: pid [0-9]+ runs a static binary without a symbol table \(stripped\)" \
+		"stripped static: the line says why"
+}
+
 test_family_jemalloc_api() { # jemalloc's mallocx, rallocx (a realloc), sdallocx, dallocx: exact ledger per site
 	family_test api_jemalloc jemalloc libjemalloc.so.2
 }
