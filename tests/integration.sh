@@ -355,13 +355,15 @@ test_redis_jemalloc() { # Debian's redis-server (jemalloc), -p: 2000 SETs of 1 K
 	(exec -a redis-server /usr/bin/redis-check-rdb --port 0 --unixsocket "$sock" --save '' \
 		--appendonly no --daemonize no --dir "$T_DIR" --lazyfree-lazy-user-flush no) \
 		>"$T_DIR/redis.log" 2>&1 &
-	rpid=$!
-	register_pid "$rpid"
+	register_pid $!
 	for i in $(seq 100); do
 		[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ] && break
 		sleep 0.05
 	done
 	[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ] || { fail "redis-server did not start"; show "$T_DIR/redis.log"; return; }
+	# the server's own pid (a shell may stand between it and $!)
+	rpid=$(redis-cli -s "$sock" info server | tr -d '\r' | awk -F: '$1 == "process_id" { print $2 }')
+	register_pid "$rpid"
 	tl_bg r -p "$rpid" -i 0 -t 0 --listen 0
 	if ! wait_for_grep "$T_DIR/r.err" '^tracelloc: serving http://' 30 "$TL_PID"; then
 		fail "redis: tracelloc did not attach"
