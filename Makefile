@@ -39,7 +39,8 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 # tests/targets/nofp_*.c: code as distributions build it, without frame pointers
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
-	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c,$(wildcard tests/targets/*.c))
+	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c \
+	      tests/targets/rjem_shim.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
 # family.c is linked against each as build/tests/family_NAME
@@ -133,15 +134,24 @@ $(OUT)/tests/%: tests/targets/%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 # (legacy symbol mangling, rustc's default) and build/tests/NAME_v0 (v0 mangling)
 RUSTC ?= $(or $(shell command -v rustc 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/rustc),$(wildcard /root/.cargo/bin/rustc))
 RUST_TARGET_FLAGS := -C force-frame-pointers=yes -C debuginfo=2 -C opt-level=1
-TARGET_RS := $(filter-out tests/targets/nofp_%.rs,$(wildcard tests/targets/*.rs))
+TARGET_RS := $(filter-out tests/targets/nofp_%.rs tests/targets/rjem_global.rs,$(wildcard tests/targets/*.rs))
 # tests/targets/nofp_*.rs: release builds as cargo makes them (-O: no frame pointers)
 TARGET_NOFP_RS := $(wildcard tests/targets/nofp_*.rs)
 RUST_TARGETS := $(patsubst tests/targets/%.rs,$(OUT)/tests/%,$(TARGET_RS) $(TARGET_NOFP_RS)) \
+		$(if $(wildcard tests/targets/rjem_global.rs),$(OUT)/tests/rjem_global) \
 		$(patsubst tests/targets/%.rs,$(OUT)/tests/%_v0,$(TARGET_RS))
 
 $(OUT)/tests/%: tests/targets/%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
 	$(RUSTC) $(RUST_TARGET_FLAGS) -o $@ $<
+
+# a Rust global allocator over jemalloc's _rjem_ API, from the shim library
+$(OUT)/tests/librjem_shim.so: tests/targets/rjem_shim.c | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $< -ljemalloc
+
+$(OUT)/tests/rjem_global: tests/targets/rjem_global.rs $(OUT)/tests/librjem_shim.so | $(OUT)/tests
+	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
+	$(RUSTC) -O -L $(OUT)/tests -l dylib=rjem_shim -C link-args=-Wl,-rpath,'$$ORIGIN' -o $@ $<
 
 $(OUT)/tests/nofp_%: tests/targets/nofp_%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))

@@ -227,6 +227,7 @@ struct elf_scan {
 	uint64_t vaddr[NUM_DEFS];	/* 0: not defined */
 	char soname[64];
 	bool defines_malloc;		/* exports malloc (.dynsym) */
+	bool jemalloc_prefixed;		/* je_mallocx, _rjem_mallocx: malloc stays another's */
 	unsigned int marks;
 	enum library family;		/* LIB__COUNT: none */
 };
@@ -239,9 +240,13 @@ static const struct { const char *name; unsigned int mark; } markers[] = {
 	{ "malloc", MARK_MALLOC },
 };
 
+/* upstream Redis builds jemalloc with je_, Rust's tikv-jemallocator with _rjem_ */
+static const char *const jemalloc_prefixes[] = { "je_", "_rjem_" };
+
 static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
+	const char *base;
 	size_t i, j, n;
 
 	if (!data || !sh->sh_entsize)
@@ -257,22 +262,28 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name)
 			continue;
-		if (sh->sh_type == SHT_DYNSYM) {
-			if (!strcmp(name, "malloc"))
-				scan->defines_malloc = true;
-			/* a family is told by what only it exports */
-			else if (!strcmp(name, "mallocx"))
-				scan->family = LIB_JEMALLOC;
-			else if (!strcmp(name, "tc_malloc"))
-				scan->family = LIB_TCMALLOC;
-			else if (!strcmp(name, "mi_malloc"))
-				scan->family = LIB_MIMALLOC;
+		/* jemalloc built with a prefix: its names without it */
+		base = name;
+		for (j = 0; j < sizeof(jemalloc_prefixes) / sizeof(jemalloc_prefixes[0]); j++)
+			if (!strncmp(name, jemalloc_prefixes[j], strlen(jemalloc_prefixes[j])))
+				base = name + strlen(jemalloc_prefixes[j]);
+		if (sh->sh_type == SHT_DYNSYM && !strcmp(name, "malloc"))
+			scan->defines_malloc = true;
+		/* a family is told by what only it exports */
+		if (!strcmp(base, "mallocx")) {
+			scan->family = LIB_JEMALLOC;
+			scan->jemalloc_prefixed = base != name;
+		} else if (!strcmp(name, "tc_malloc")) {
+			scan->family = LIB_TCMALLOC;
+		} else if (!strcmp(name, "mi_malloc")) {
+			scan->family = LIB_MIMALLOC;
 		}
 		for (j = 0; j < sizeof(markers) / sizeof(markers[0]); j++)
 			if (!strcmp(name, markers[j].name))
 				scan->marks |= markers[j].mark;
 		for (j = 0; j < NUM_DEFS; j++)
-			if (!scan->vaddr[j] && !strcmp(name, probe_defs[j].symbol))
+			if (!scan->vaddr[j] &&
+			    !strcmp(probe_defs[j].lib == LIB_JEMALLOC ? base : name, probe_defs[j].symbol))
 				scan->vaddr[j] = sym.st_value;
 	}
 }
@@ -352,8 +363,9 @@ static bool is_library(const struct elf_scan *scan, enum library lib)
 	case LIB_MUSL:
 		return scan->family == lib;
 	default:
-		/* the malloc it defines is its own */
-		return scan->defines_malloc && scan->family == lib;
+		/* the malloc it defines is its own, or a prefixed jemalloc's */
+		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||
+					       scan->jemalloc_prefixed);
 	}
 }
 

@@ -332,6 +332,13 @@ test_family_mimalloc_api() { # mimalloc's mi_malloc, mi_zalloc, the _aligned var
 	assert_no_grep "$T_DIR/live.out" "unknown frees: [1-9]" "api_mimalloc: each mi_free sent once"
 }
 
+test_family_rust_rjem() { # a Rust #[global_allocator] over jemalloc's _rjem_-prefixed API (tikv-jemallocator's names): exact ledger
+	need_target rjem_global || return
+	family_test rjem_global jemalloc librjem_shim.so
+	assert_grep "$T_DIR/live.fg" "^$START;main;rjem_global::main;rjem_global::keep 900\$" \
+		"rjem_global: the kept vectors under main"
+}
+
 test_two_families() { # glibc's malloc and mimalloc's mi_malloc in one process: both probed, each block freed by its own
 	family_test two_families mimalloc libmimalloc.so.2
 	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*glibc in libc\.so\.6 " \
