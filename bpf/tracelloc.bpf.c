@@ -273,7 +273,7 @@ static __always_inline __u64 array_size(__u64 n, __u64 size)
 static __always_inline bool is_realloc(__u32 fn)
 {
 	return fn == FN_REALLOC || fn == FN_REALLOCARRAY || fn == FN_RALLOCX ||
-	       fn == FN_MI_REALLOC_ALIGNED;
+	       fn == FN_XALLOCX || fn == FN_MI_REALLOC_ALIGNED;
 }
 
 static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
@@ -777,6 +777,11 @@ static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_sta
 	__u64 ret = PT_REGS_RC(ctx);
 	__u64 addr = 0;
 
+	if (s->fn == FN_XALLOCX) {
+		/* resized in place: the same block, of the size returned */
+		s->size = ret;
+		return ret ? s->ptr_arg : 0;
+	}
 	if (s->fn != FN_POSIX_MEMALIGN)
 		return ret;
 	if ((int)ret != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)s->ptr_arg))
@@ -925,6 +930,7 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		return enter(tid, fn, array_size(arg1, arg2), 0);
 	case FN_REALLOC:
 	case FN_RALLOCX:
+	case FN_XALLOCX:
 	case FN_MI_REALLOC_ALIGNED:
 		return enter(tid, fn, arg2, arg1);
 	case FN_REALLOCARRAY:

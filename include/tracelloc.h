@@ -31,6 +31,9 @@ enum alloc_fn {
 	/* the APIs of other allocators (src/attach.c: families) */
 	FN_MALLOCX,		/* jemalloc: mallocx(size, flags) */
 	FN_RALLOCX,		/* jemalloc: rallocx(ptr, size, flags), a realloc */
+	/* jemalloc: xallocx(ptr, size, extra, flags) resizes in place and
+	 * returns the size the block has now: a realloc to that size */
+	FN_XALLOCX,
 	FN_MI_ZALLOC,		/* mimalloc: mi_zalloc(size) */
 	FN_MI_MALLOC_ALIGNED,	/* mimalloc: mi_malloc_aligned(size, alignment) */
 	FN_MI_ZALLOC_ALIGNED,	/* mimalloc: mi_zalloc_aligned(size, alignment) */

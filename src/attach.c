@@ -99,6 +99,7 @@ static const struct probe_def {
 	{ "dallocx", FN_FREE_NESTED, LIB_JEMALLOC },
 	{ "mallocx", FN_MALLOCX, LIB_JEMALLOC },
 	{ "rallocx", FN_RALLOCX, LIB_JEMALLOC },
+	{ "xallocx", FN_XALLOCX, LIB_JEMALLOC },
 	/* gperftools' tcmalloc (libtcmalloc.so.4, libtcmalloc_minimal.so.4):
 	 * its tc_* names are the same functions as the standard ones */
 	STANDARD_API(LIB_TCMALLOC),

@@ -202,6 +202,7 @@ const char *alloc_fn__name(uint32_t fn)
 		[FN_NEW_ARRAY_ALIGNED] = "operator new[](align_val_t)",
 		[FN_MALLOCX] = "mallocx",
 		[FN_RALLOCX] = "rallocx",
+		[FN_XALLOCX] = "xallocx",
 		[FN_MI_ZALLOC] = "mi_zalloc",
 		[FN_MI_MALLOC_ALIGNED] = "mi_malloc_aligned",
 		[FN_MI_ZALLOC_ALIGNED] = "mi_zalloc_aligned",

@@ -9,6 +9,10 @@
  *                   rallocx call's, 5000 live
  *   jx_sdallocx     mallocx(300), then sdallocx(p, 300, 0): 0 live
  *   jx_dallocx      mallocx(400), then dallocx(p, 0): 0 live
+ *   jx_xallocx_src  2 x mallocx(100), resized in place by xallocx: 0 live
+ *   jx_xallocx      xallocx(p, 5000, 0, 0) and xallocx(p, 60, 0, 0) of them:
+ *                   each block is now the xallocx call's, of the size it
+ *                   returned (the target books what it returned)
  */
 #include <jemalloc/jemalloc.h>
 
@@ -54,8 +58,26 @@ SITE void *jx_dallocx(size_t n)
 	return p;
 }
 
+SITE void *jx_xallocx_src(size_t n)
+{
+	void *p = mallocx(n, 0);
+
+	lg_sink = p;
+	return p;
+}
+
+SITE size_t jx_xallocx(void *p, size_t n)
+{
+	size_t got = xallocx(p, n, 0, 0);
+
+	lg_sink = p;
+	return got;
+}
+
 int main(void)
 {
+	static const size_t resize[] = { 5000, 60 };
+	size_t got;
 	void *p;
 	int i;
 
@@ -85,5 +107,15 @@ int main(void)
 	lg_alloc("jx_dallocx", 400);
 	dallocx(p, 0);
 	lg_free("jx_dallocx", 400);
+
+	for (i = 0; i < 2; i++) {
+		p = jx_xallocx_src(100);
+		lg_check(p != NULL, "mallocx(100) failed");
+		lg_alloc("jx_xallocx_src", 100);
+		got = jx_xallocx(p, resize[i]);
+		lg_check(got >= 60, "xallocx returned %zu", got);
+		lg_free("jx_xallocx_src", 100);
+		lg_alloc("jx_xallocx", got);
+	}
 	return lg_write();
 }
