@@ -772,10 +772,19 @@ int attach__probe_count(const struct attach *a)
 	return a->nprobes;
 }
 
-void attach__describe_shifts(const struct attach *a, FILE *out)
+void attach__describe_sites(const struct attach *a, FILE *out)
 {
+	const struct site *site;
+	const char *family;
 	size_t i;
 
+	for (i = 0; i < a->nsites; i++) {
+		site = &a->sites[i];
+		family = site->def->lib == LIB_LD ? "ld.so" : family_names[site->def->lib];
+		fprintf(out, "tracelloc: probe %s (%s, %s) at offset %#" PRIx64 ", %s\n",
+			site->def->symbol, family, base_name(a->objects[site->object].name),
+			site->file_offset, entry_only(site->def) ? "entry" : "entry and return");
+	}
 	for (i = 0; i < a->nsites; i++)
 		if (a->sites[i].shift)
 			fprintf(out, "tracelloc: %s probed at +%" PRIu64 " (an instruction the kernel "

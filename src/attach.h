@@ -42,9 +42,10 @@ int attach__probe_count(const struct attach *a);
 const char *attach__link_kind(const struct attach *a);
 /* do the probes stop once the thread they filter on exits? (perf-event links) */
 bool attach__per_thread_filter(const struct attach *a);
-/* "libc.so.6 (10 functions), libstdc++.so.6 (8 functions)" */
+/* "glibc in libc.so.6 (10 functions), libstdc++ in libstdc++.so.6 (8 functions)" */
 void attach__describe(const struct attach *a, FILE *out);
-/* one line per probe placed past its symbol */
-void attach__describe_shifts(const struct attach *a, FILE *out);
+/* one line per probe (function, family, module, offset, entry or entry and
+ * return), then one per probe placed past its symbol */
+void attach__describe_sites(const struct attach *a, FILE *out);
 
 #endif

@@ -1054,7 +1054,7 @@ static void announce(struct session *s)
 	if (s->opts.verbose) {
 		fprintf(stderr, "tracelloc: probes attached through %s links\n",
 			attach__link_kind(s->attach));
-		attach__describe_shifts(s->attach, stderr);
+		attach__describe_sites(s->attach, stderr);
 	}
 	if (s->http)
 		fprintf(stderr, "tracelloc: serving http://%s/debug/pprof/heap and /metrics\n",

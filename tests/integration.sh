@@ -323,8 +323,13 @@ test_bad_stripped_static() { # a static binary stripped of its symbols: refused 
 		"stripped static: the line says why"
 }
 
-test_family_jemalloc_api() { # jemalloc's mallocx, rallocx (a realloc), sdallocx, dallocx: exact ledger per site
-	family_test api_jemalloc jemalloc libjemalloc.so.2
+test_family_jemalloc_api() { # jemalloc's mallocx, rallocx, xallocx, sdallocx, dallocx: exact ledger per site; -v lists them
+	TL_ARGS="-v" family_test api_jemalloc jemalloc libjemalloc.so.2
+	local fn
+	for fn in malloc mallocx rallocx xallocx sdallocx dallocx; do
+		assert_grep "$T_DIR/live.err" "^tracelloc: probe $fn \(jemalloc, libjemalloc\.so\.2\) at offset 0x[0-9a-f]+, entry" \
+			"api_jemalloc -v: $fn listed"
+	done
 }
 
 test_family_mimalloc_api() { # mimalloc's mi_malloc, mi_zalloc, the _aligned variants, mi_realloc_aligned, mi_free
