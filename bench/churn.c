@@ -109,7 +109,9 @@ __attribute__((noinline)) static void *f_posix_memalign(size_t n)
 __attribute__((noinline)) static void *f_aligned_alloc(size_t n) { void *p = aligned_alloc(16, n); BARRIER(); return p; }
 __attribute__((noinline)) static void *f_memalign(size_t n) { void *p = memalign(16, n); BARRIER(); return p; }
 __attribute__((noinline)) static void *f_valloc(size_t n) { void *p = valloc(n); BARRIER(); return p; }
+#ifdef __GLIBC__	/* musl has no pvalloc */
 __attribute__((noinline)) static void *f_pvalloc(size_t n) { void *p = pvalloc(n); BARRIER(); return p; }
+#endif
 
 static const struct {
 	const char *name;
@@ -118,7 +120,10 @@ static const struct {
 	{ "malloc", f_malloc }, { "calloc", f_calloc }, { "realloc", f_realloc },
 	{ "reallocarray", f_reallocarray }, { "posix_memalign", f_posix_memalign },
 	{ "aligned_alloc", f_aligned_alloc }, { "memalign", f_memalign },
-	{ "valloc", f_valloc }, { "pvalloc", f_pvalloc },
+	{ "valloc", f_valloc },
+#ifdef __GLIBC__
+	{ "pvalloc", f_pvalloc },
+#endif
 };
 
 static void *(*alloc_fn)(size_t);

@@ -30,11 +30,13 @@
 #    floor (paired), the return program's run time of both, 2 threads at full
 #    speed (lost events), the tables' size and build time, and the attach to
 #    /usr/bin/python3.11. BENCH_ONLY=7 runs this section alone.
+# 8. Allocator families: churn linked against jemalloc, tcmalloc, mimalloc
+#    and musl beside glibc's, each against its own floor. BENCH_ONLY=8.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
 # BENCH_SUSTAIN_ITER (2000000: the sustained 2-thread runs, ~10 s traced),
-# BENCH_NOFP_RUNS (3: section 7's runs),
+# BENCH_NOFP_RUNS (3: the runs of sections 7 and 8),
 # BENCH_HOLD (10000000), BENCH_SAMPLE_BYTES (524288: section 1's sampled
 # rows, jemalloc's default), BENCH_SAMPLE_HOLD_BYTES (16384: section 6; its
 # error shrinks with the number of samples, HOLD * 40 / N), BENCH_PEERS=0 to leave out memleak and bpftrace,
@@ -113,6 +115,15 @@ gcc $TARGET_CFLAGS -o "$OUT/churn" bench/churn.c || die "cannot build bench/chur
 gcc ${TARGET_CFLAGS/-fno-omit-frame-pointer/-fomit-frame-pointer} -o "$OUT/churn_nofp" bench/churn.c ||
 	die "cannot build bench/churn.c without frame pointers"
 gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/holder.c"
+# and linked against each allocator family (section 8); musl through musl-gcc
+declare -A CHURN_FAMILY=([glibc]=$OUT/churn)
+for fam in jemalloc tcmalloc mimalloc; do
+	gcc $TARGET_CFLAGS -o "$OUT/churn_$fam" bench/churn.c -l"$fam" 2>>"$LOGS/families.log" &&
+		CHURN_FAMILY[$fam]=$OUT/churn_$fam
+done
+command -v musl-gcc >/dev/null &&
+	musl-gcc ${TARGET_CFLAGS/-pthread/} -o "$OUT/churn_musl" bench/churn.c 2>>"$LOGS/families.log" &&
+	CHURN_FAMILY[musl]=$OUT/churn_musl
 CHURN=$OUT/churn
 CHURN_FP=$OUT/churn
 CHURN_NOFP=$OUT/churn_nofp
@@ -670,6 +681,71 @@ if [ "${BENCH_ONLY:-}" = 7 ]; then
 	echo
 	echo "================================================================ targets (section 7 alone)"
 	nofp_verdicts
+families_verdict
+	exit 0
+fi
+
+# ---------------------------------------------------------------- 8. allocator families
+
+# Section 8, after section 7 (or alone: BENCH_ONLY=8): churn linked against
+# each allocator family, 1 thread, malloc 5 frames below the loop, traced
+# against its own floor; paired ratios over BENCH_NOFP_RUNS runs.
+FAMILIES="glibc jemalloc tcmalloc mimalloc musl"
+declare -A FAMILY_RATIO
+
+section_families() {
+	local fam run v iter line ratios
+	echo
+	echo "== 8. allocator families: churn linked against each, 1 thread, depth 5, $NOFP_RUNS runs"
+	echo "   (progress: ns per call)"
+	for fam in $FAMILIES; do
+		if [ -z "${CHURN_FAMILY[$fam]:-}" ]; then
+			echo "  $fam: not built (see $LOGS/families.log)"
+			continue
+		fi
+		CHURN=${CHURN_FAMILY[$fam]}
+		for run in $(seq "$NOFP_RUNS"); do
+			line="  $fam run $run:"
+			for v in untraced floor full; do
+				iter=$ITER
+				[ "$v" = untraced ] && iter=$ITER_UNTRACED
+				if measure "$v" "family-$fam-$v-$run" -t 1 -d 5 -n "$iter"; then
+					RUN_NS[family:$fam/$v/$run]=$R_NS
+					line="$line $v=$R_NS lost=${R_LOST:-0}"
+				else
+					line="$line $v=FAILED"
+					note "section 8, $fam $v: $R_WHY"
+				fi
+			done
+			echo "$line"
+		done
+		ratios=$(nofp_paired "family:$fam" full)
+		FAMILY_RATIO[$fam]=$(MEDIAN_FMT=%.3f median $ratios)
+		echo "  $fam: ${FAMILY_RATIO[$fam]}x the floor ($(echo $ratios));" \
+		     "attached: $(sed -n 's/^tracelloc: attached to pid [0-9]*: //p' "$LOGS/family-$fam-full-1.err")"
+	done
+	CHURN=$CHURN_FP
+}
+
+families_verdict() {
+	local fam worst="" which="" r
+	for fam in $FAMILIES; do
+		r=${FAMILY_RATIO[$fam]:-}
+		isnum "${r:-x}" || continue
+		if [ -z "$worst" ] || [ "$(ge "$r" "$worst")" = 1 ]; then
+			worst=$r which=$fam
+		fi
+	done
+	v=$(le "${worst:-x}" 1.5)
+	echo "$(verdict "$v") every allocator family within 1.5x its floor (depth 5): worst ${worst:-n/a}x ($which);" \
+	     "$(for fam in $FAMILIES; do printf '%s %s ' "$fam" "${FAMILY_RATIO[$fam]:-n/a}"; done)"
+}
+
+if [ "${BENCH_ONLY:-}" = 8 ]; then
+	section_families
+	echo
+	echo "================================================================ targets (section 8 alone)"
+	families_verdict
 	exit 0
 fi
 
@@ -946,6 +1022,7 @@ else
 fi
 
 section_nofp
+section_families
 
 # ---------------------------------------------------------------- report
 
@@ -1105,6 +1182,7 @@ v=$(le "$ATTACH_MS" 100)
 echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATTACH_MS ms" \
      "(\"attached\" line: $ATTACH_LINE_MS ms)"
 nofp_verdicts
+families_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then
