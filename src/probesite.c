@@ -4,7 +4,7 @@
 
 #include "probesite.h"
 
-/* how far to look: a shift is only worth it over a few flag-setting instructions */
+/* how far to look: a shift is only worth it over a few plain instructions */
 #define MAX_SKIPPED 3
 
 /*
@@ -29,22 +29,58 @@ static bool emulated(const cs_insn *insn)
 	return insn->size == 1 && b[0] == 0x90;				/* nop */
 }
 
-/* writes only flags: skipping it leaves every argument register as it was */
-static bool flags_only(const cs_insn *insn)
+/* what a probe reads when it fires: the first three arguments (the entry
+ * program takes no more), and rsp (the return address on top of the stack,
+ * for a return probe; the stack depth of a nested free) */
+static bool probe_reads(x86_reg r)
+{
+	switch (r) {
+	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
+	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
+	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:
+	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Can the probe go past it? It still runs, in place, before the probe: it
+ * must leave what the probe reads as the caller left it, write no memory
+ * and not branch. A short list of plain instructions, checked operand by
+ * operand: moves, compares, address arithmetic, nops.
+ */
+static bool skippable(csh handle, const cs_insn *insn)
 {
 	const cs_x86 *x86 = &insn->detail->x86;
+	cs_regs read, written;
+	uint8_t nread, nwritten;
 	int i;
 
-	if (insn->id != X86_INS_TEST && insn->id != X86_INS_CMP)
+	switch (insn->id) {
+	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD:
+	case X86_INS_LEA: case X86_INS_CMP: case X86_INS_TEST: case X86_INS_AND: case X86_INS_OR:
+	case X86_INS_XOR: case X86_INS_ADD: case X86_INS_SUB: case X86_INS_NOP:
+	case X86_INS_ENDBR64:
+		break;
+	default:
 		return false;
-	/* registers and immediates only: no memory access to skip */
+	}
 	for (i = 0; i < x86->op_count; i++)
-		if (x86->operands[i].type == X86_OP_MEM)
+		if (x86->operands[i].type == X86_OP_MEM && (x86->operands[i].access & CS_AC_WRITE))
+			return false;
+	if (cs_regs_access(handle, insn, read, &nread, written, &nwritten) != CS_ERR_OK)
+		return false;
+	for (i = 0; i < nwritten; i++)
+		if (probe_reads(written[i]))
 			return false;
 	return true;
 }
 
-size_t probesite__entry_shift(const uint8_t *code, size_t len)
+/* bytes past the entry to the first emulated instruction, reached through
+ * skippable ones only; 0 when there is none or the entry is emulated */
+static size_t shift_to_emulated(const uint8_t *code, size_t len)
 {
 	size_t shift = 0, result = 0, n, i;
 	cs_insn *insns = NULL;
@@ -59,7 +95,7 @@ size_t probesite__entry_shift(const uint8_t *code, size_t len)
 			result = shift;
 			break;
 		}
-		if (!flags_only(&insns[i]))
+		if (!skippable(handle, &insns[i]))
 			break;
 		shift += insns[i].size;
 	}
@@ -68,20 +104,12 @@ size_t probesite__entry_shift(const uint8_t *code, size_t len)
 	return result;
 }
 
+size_t probesite__entry_shift(const uint8_t *code, size_t len)
+{
+	return shift_to_emulated(code, len);
+}
+
 size_t probesite__return_shift(const uint8_t *code, size_t len)
 {
-	cs_insn *insns = NULL;
-	size_t result = 0, n;
-	csh handle;
-
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return 0;
-	n = cs_disasm(handle, code, len, 0, 2, &insns);
-	/* cmp and test write flags alone, whatever their operands */
-	if (n == 2 && !emulated(&insns[0]) && emulated(&insns[1]) &&
-	    (insns[0].id == X86_INS_CMP || insns[0].id == X86_INS_TEST))
-		result = insns[0].size;
-	cs_free(insns, n);
-	cs_close(&handle);
-	return result;
+	return shift_to_emulated(code, len);
 }

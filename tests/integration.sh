@@ -482,7 +482,7 @@ test_attach_dlmopen() { # -p to a process with two copies of libc (dlmopen): pro
 		show "$T_DIR/d.err"
 		return
 	fi
-	assert_grep "$T_DIR/d.err" ': libc\.so\.6 \([0-9]+ functions\), libstdc\+\+[^,]* \([0-9]+ functions\), [0-9]+ probes$' "dlmopen: one libc probed, and libstdc++"
+	assert_grep "$T_DIR/d.err" ': glibc in libc\.so\.6 \([0-9]+ functions\), libstdc\+\+ in libstdc\+\+[^,]* \([0-9]+ functions\), [0-9]+ probes$' "dlmopen: one libc probed, and libstdc++"
 	kill -USR1 "$tpid"
 	wait_pid "$TL_PID" 30 || fail "dlmopen: tracelloc did not end"
 	TL_RC=$WAIT_RC

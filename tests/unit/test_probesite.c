@@ -25,8 +25,10 @@ TEST(probesite_no_shift_past_writes_or_memory)
 {
 	/* mov %rsi,%rax; mul %rdx (reallocarray): writes registers */
 	static const uint8_t mov_first[] = { 0x48, 0x89, 0xf0, 0x48, 0xf7, 0xe2, 0x55 };
-	/* cmpb $0,0x140201(%rip) (posix_memalign): reads memory */
-	static const uint8_t cmp_mem[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x74, 0x05 };
+	/* mov %rdi,0x10(%rsp); je: writes memory */
+	static const uint8_t mov_to_mem[] = { 0x48, 0x89, 0x7c, 0x24, 0x10, 0x74, 0x05 };
+	/* mov %rsi,%rdi; je: writes an argument register */
+	static const uint8_t mov_to_arg[] = { 0x48, 0x89, 0xf7, 0x74, 0x05 };
 	/* endbr64; test; mov (operator new): no emulated instruction reached */
 	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x85, 0xff, 0xb8, 0x01, 0, 0, 0 };
 	/* test; test; test; test; je: too far */
@@ -34,7 +36,8 @@ TEST(probesite_no_shift_past_writes_or_memory)
 				       0x48, 0x85, 0xff, 0x74, 0x10 };
 
 	ASSERT_EQ(probesite__entry_shift(mov_first, sizeof(mov_first)), 0, "mov before push");
-	ASSERT_EQ(probesite__entry_shift(cmp_mem, sizeof(cmp_mem)), 0, "memory cmp before je");
+	ASSERT_EQ(probesite__entry_shift(mov_to_mem, sizeof(mov_to_mem)), 0, "a store before je");
+	ASSERT_EQ(probesite__entry_shift(mov_to_arg, sizeof(mov_to_arg)), 0, "rdi written before je");
 	ASSERT_EQ(probesite__entry_shift(endbr, sizeof(endbr)), 0, "endbr64; test; mov");
 	ASSERT_EQ(probesite__entry_shift(far, sizeof(far)), 0, "four tests before je");
 	ASSERT_EQ(probesite__entry_shift(far, 2), 0, "truncated code");
@@ -62,4 +65,26 @@ TEST(probesite_return_probe_past_one_compare)
 	ASSERT_EQ(probesite__return_shift(cmp_mov, sizeof(cmp_mov)), 0, "cmpb; mov");
 	ASSERT_EQ(probesite__return_shift(sub_rsp, sizeof(sub_rsp)), 0, "sub rsp; push");
 	ASSERT_EQ(probesite__return_shift(posix_memalign, 7), 0, "truncated code");
+}
+
+TEST(probesite_past_plain_instructions)
+{
+	/* tcmalloc free: mov 0x1c4199(%rip),%rax; test %rax,%rax; jne */
+	static const uint8_t tc_free[] = { 0x48, 0x8b, 0x05, 0x99, 0x41, 0x1c, 0x00, 0x48, 0x85, 0xc0,
+					   0x0f, 0x85, 0x90, 0x00, 0x00, 0x00 };
+	/* mimalloc free: mov %rdi,%rcx; test %rdi,%rdi; je (rcx is no argument the probe reads) */
+	static const uint8_t mi_free[] = { 0x48, 0x89, 0xf9, 0x48, 0x85, 0xff, 0x74, 0x5d };
+	/* jemalloc malloc: cmp $0x1000,%rdi; ja */
+	static const uint8_t je_malloc[] = { 0x48, 0x81, 0xff, 0x00, 0x10, 0x00, 0x00, 0x77, 0x7a };
+	/* jemalloc free: mov %rdi,%rax; mov 0xa530e(%rip),%rdx: rdx written */
+	static const uint8_t je_free[] = { 0x48, 0x89, 0xf8, 0x48, 0x8b, 0x15, 0x0e, 0x53, 0x0a, 0x00,
+					   0x74, 0x05 };
+	/* cmpb $0,0x140201(%rip); je: a memory read is fine, it runs in place */
+	static const uint8_t cmp_mem[] = { 0x80, 0x3d, 0x01, 0x02, 0x14, 0x00, 0x00, 0x74, 0x05 };
+
+	ASSERT_EQ(probesite__entry_shift(tc_free, sizeof(tc_free)), 10, "tcmalloc free");
+	ASSERT_EQ(probesite__entry_shift(mi_free, sizeof(mi_free)), 6, "mimalloc free");
+	ASSERT_EQ(probesite__return_shift(je_malloc, sizeof(je_malloc)), 7, "jemalloc malloc");
+	ASSERT_EQ(probesite__entry_shift(je_free, sizeof(je_free)), 0, "jemalloc free");
+	ASSERT_EQ(probesite__entry_shift(cmp_mem, sizeof(cmp_mem)), 7, "memory cmp before je");
 }
