@@ -1556,14 +1556,6 @@ test_bad_command_not_found() { # a command that does not exist / is not executab
 	bad_input "-- a file that is not executable" -- "$T_DIR/not-executable"
 }
 
-test_bad_static() { # a statically linked target (its malloc is inside the executable): one line, the command not run
-	printf '#include <stdlib.h>\nint main(void) { return malloc(10) == 0; }\n' >"$T_DIR/static.c"
-	gcc -static -O0 -o "$T_DIR/static" "$T_DIR/static.c" 2>"$T_DIR/gcc.err" ||
-		{ fail "static: cannot build a static binary"; show "$T_DIR/gcc.err"; return; }
-	bad_input "a statically linked command" -- "$T_DIR/static"
-	assert_grep "$T_DIR/bad.err" 'statically linked' "static: the line says why"
-}
-
 test_bad_other_allocator() { # a process whose malloc comes from another library (LD_PRELOAD): refused with one line
 	need_target sleeper || return
 	cat >"$T_DIR/bump.c" <<'EOF_C'
