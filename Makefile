@@ -52,6 +52,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/nofp_plugin.c),$(OUT)/tests/libnofp_plugin.so) \
 		$(if $(wildcard tests/targets/family.c),$(patsubst %,$(OUT)/tests/family_%,$(FAMILY_LIBS))) \
 		$(patsubst tests/targets/%.c,$(OUT)/tests/%,$(wildcard tests/targets/api_*.c)) \
+		$(patsubst %,$(OUT)/tests/threads_%,jemalloc tcmalloc mimalloc) \
 		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
 		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
@@ -96,6 +97,10 @@ $(OUT)/tests/nofp_%: tests/targets/nofp_%.cpp $(wildcard tests/targets/*.h) | $(
 
 # tests/targets/family.c once more per allocator family (FAMILY_LIBS)
 $(OUT)/tests/family_%: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# tests/targets/threads.c under each family: frees across threads
+$(OUT)/tests/threads_%: tests/targets/threads.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
 
 # operator new and delete of each family that exports its own

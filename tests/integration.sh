@@ -303,6 +303,13 @@ test_family_cxx() { # operator new/new[] and delete/delete[] (sized too) of jema
 	done
 }
 
+test_family_threads() { # threads.c under jemalloc, tcmalloc, mimalloc: 5 threads, cross-thread frees, exact ledgers
+	local lib
+	for lib in jemalloc tcmalloc mimalloc; do
+		METRICS="live count" ledger_test "threads_$lib"
+	done
+}
+
 test_family_musl() { # musl-gcc, dynamic: the loader is musl's libc; exact ledger
 	family_test family_musl musl "libc.so"
 }
