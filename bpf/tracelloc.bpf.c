@@ -238,8 +238,10 @@ static __always_inline __s64 next_sample_gap(void)
 	return (__s64)((sample_bytes * neg_log_table[i]) >> 16) + 1;
 }
 
-/* sampling: is this successful allocation of size bytes a sample? */
-static __always_inline bool take_sample(struct call_state *s, __u64 size, __u64 addr)
+/* sampling: is this successful allocation of size bytes a sample? A
+ * sampled block that free() may release is remembered in `sampled` */
+static __always_inline bool take_sample(struct call_state *s, __u64 size, __u64 addr,
+					bool remember)
 {
 	__u8 one = 1;
 
@@ -252,7 +254,7 @@ static __always_inline bool take_sample(struct call_state *s, __u64 size, __u64 
 		return false;
 	/* a new gap from here; the daemon weighs the sample by its size */
 	s->until_sample = next_sample_gap();
-	if (bpf_map_update_elem(&sampled, &addr, &one, BPF_ANY))
+	if (remember && bpf_map_update_elem(&sampled, &addr, &one, BPF_ANY))
 		count(COUNTER_SAMPLED_FULL);
 	return true;
 }
@@ -719,23 +721,26 @@ static long unwind_frame(__u64 i, struct call_state **sp)
  * verifier's work at attach: 8 cost ~3 ms, 16 cost ~30 ms. Deeper stacks go
  * on in the loop. With unwind tables every frame is one callback: a table
  * step inline is too much for the verifier. */
-static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s)
+static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s,
+					   bool at_syscall)
 {
 	long ret = 0;
+	__u64 ip = PT_REGS_IP(ctx), sp = PT_REGS_SP(ctx), fp = PT_REGS_FP(ctx);
 
-	s->event.stack[0] = PT_REGS_IP(ctx);
-	s->walk.fp = PT_REGS_FP(ctx);
+	s->event.stack[0] = ip;
+	s->walk.fp = fp;
 	s->walk.base = 0;
 	s->walk.valid = 0;
 	s->walk.n = 1;
 	if (unwind_mode != UNWIND_MODE_FP) {
-		/* the caller resumes at ip with the registers it had before the call;
-		 * mods_version once per walk: the daemon bumps it after writing the
-		 * other half */
+		/* the caller resumes at ip with the registers it had before the call
+		 * (at a system call: the wrapper resumes there, and its row leads
+		 * to its caller); mods_version once per walk: the daemon bumps it
+		 * after writing the other half */
 		struct walk_regs w = {
-			.pc = PT_REGS_IP(ctx),
-			.sp = PT_REGS_SP(ctx),
-			.fp = PT_REGS_FP(ctx),
+			.pc = ip,
+			.sp = sp,
+			.fp = fp,
 			.n = 1,
 			.exact = 1,
 			.version = *(volatile __u32 *)&mods_version,
@@ -761,6 +766,14 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 		bpf_loop(MAX_STACK_DEPTH, unwind_frame, &s, 0);
 		return s->walk.n;
 	}
+	/* a system call's wrapper (glibc's, musl's) makes no frame: its
+	 * caller's return address is on top of the stack, and rbp is the
+	 * caller's */
+	if (at_syscall) {
+		if (read_word(s, sp, &s->event.stack[1]) || !s->event.stack[1])
+			return 1;
+		s->walk.n = 2;
+	}
 #pragma unroll
 	for (int i = 0; i < WALK_INLINE; i++)
 		if (walk_step(s))
@@ -769,6 +782,34 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	if (s->walk.n >= MAX_STACK_DEPTH)
 		count(COUNTER_CUT_DEPTH);
 	return s->walk.n;
+}
+
+/* one allocation record with the stack of the thread, as its registers are
+ * in regs: at the return of an allocator call, or at a system call */
+static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 id,
+				       __u32 fn, __u64 addr, __u64 size, __u64 old_addr,
+				       bool at_syscall)
+{
+	struct alloc_event *ev = &s->event;
+	void *ring;
+	long len;
+
+	ev->type = EVENT_ALLOC;
+	ev->tid = (__u32)id;
+	ev->addr = addr;
+	ev->size = size;
+	ev->old_addr = old_addr;
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->fn = fn;
+	ev->maps_gen = (__u16)maps_gen;
+	ev->stack_len = walk_user_stack(regs, s, at_syscall);
+	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
+	if (len > sizeof(ev->stack))
+		len = sizeof(ev->stack);
+	ring = cpu_ring();
+	if (!ring || bpf_ringbuf_output(ring, ev, offsetof(struct alloc_event, stack) + len,
+					wakeup_flag(ring)))
+		count(COUNTER_LOST_ALLOC);
 }
 
 /* The address a successful call returned, or 0 when it failed. */
@@ -792,13 +833,10 @@ static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_sta
 SEC("uretprobe")
 int BPF_KRETPROBE(leave_alloc)
 {
-	struct alloc_event *ev;
 	struct call_state *s;
 	bool realloc_call, known_old;
-	void *ring;
 	__u8 one = 1;
 	__u64 addr, id;
-	long len;
 
 	if (empty_probes || !(id = target_id()))
 		return 0;
@@ -824,31 +862,15 @@ int BPF_KRETPROBE(leave_alloc)
 		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, (__u32)id, s->ptr_arg);
 		return 0;
 	}
-	if (sample_bytes && !take_sample(s, s->size, addr)) {
+	if (sample_bytes && !take_sample(s, s->size, addr, true)) {
 		/* not a sample: no stack, no record; only the old block's release */
 		if (known_old)
 			send_ptr_event(EVENT_FREE, (__u32)id, s->ptr_arg);
 		return 0;
 	}
 
-	ev = &s->event;
-	ev->type = EVENT_ALLOC;
-	ev->tid = (__u32)id;
-	ev->addr = addr;
-	ev->size = s->size;
-	ev->old_addr = known_old ? s->ptr_arg : 0;
-	ev->ts_ns = bpf_ktime_get_ns();
-	ev->fn = s->fn;
-	ev->maps_gen = (__u16)maps_gen;
 	/* at the return the caller's frame is complete: its return address comes first */
-	ev->stack_len = walk_user_stack(ctx, s);
-	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
-	if (len > sizeof(ev->stack))
-		len = sizeof(ev->stack);
-	ring = cpu_ring();
-	if (!ring || bpf_ringbuf_output(ring, ev, offsetof(struct alloc_event, stack) + len,
-					wakeup_flag(ring)))
-		count(COUNTER_LOST_ALLOC);
+	send_alloc(ctx, s, id, s->fn, addr, s->size, known_old ? s->ptr_arg : 0, false);
 	return 0;
 }
 
@@ -980,5 +1002,108 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	ring = cpu_ring();
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(COUNTER_LOST_FREE);
+	return 0;
+}
+
+/*
+ * The application's own anonymous mappings, from the system calls, so that
+ * static binaries and raw syscall() calls are seen too. These programs run
+ * for every system call on the machine: the call's number is checked first.
+ * A mapping made inside a traced allocator call (glibc's arenas, jemalloc's
+ * extents) is the allocator's, and one made by the dynamic loader (a
+ * library's .bss) the loader's: neither is counted.
+ */
+#define NR_MMAP 9
+#define NR_MUNMAP 11
+#define NR_MREMAP 25
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_STACK 0x20000	/* glibc's thread stacks */
+#define PAGE_MASK_LOW 4095ULL
+
+/* the dynamic loader's code, set by the daemon */
+__u64 loader_start = 0;
+__u64 loader_end = 0;
+
+static __always_inline __u64 page_round(__u64 len)
+{
+	return (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
+}
+
+static __always_inline void send_unmap(__u32 tid, __u64 addr, __u64 len)
+{
+	struct range_event ev = {
+		.type = EVENT_UNMAP,
+		.tid = tid,
+		.ts_ns = bpf_ktime_get_ns(),
+		.addr = addr,
+		.len = len,
+	};
+	void *ring = cpu_ring();
+
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), wakeup_flag(ring)))
+		count(COUNTER_LOST_FREE);
+}
+
+/* munmap, at entry: once the pages are gone another thread may map them
+ * again, and its record must come after this one. Any caller's, the
+ * allocator's too: pages it unmaps are no one's any more. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
+{
+	__u64 id, addr, len;
+
+	if (nr != NR_MUNMAP || empty_probes || !(id = target_id()))
+		return 0;
+	addr = regs->di;
+	len = page_round(regs->si);
+	/* the kernel refuses these: nothing is unmapped */
+	if ((addr & PAGE_MASK_LOW) || !len)
+		return 0;
+	send_unmap((__u32)id, addr, len);
+	return 0;
+}
+
+/* mmap and mremap, at their return: what they mapped, and where */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 nr = regs->orig_ax, id, ip, flags, len;
+	struct call_state *s;
+
+	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !(id = target_id()))
+		return 0;
+	if ((unsigned long)ret >= (unsigned long)-4095)
+		return 0;	/* failed: nothing changed */
+	ip = regs->ip;
+	if (ip >= loader_start && ip < loader_end)
+		return 0;
+	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(COUNTER_NO_STATE);
+		return 0;
+	}
+	if (s->depth)
+		return 0;
+	if (nr == NR_MMAP) {
+		flags = regs->r10;
+		len = page_round(regs->si);
+		if (!(flags & MAP_ANONYMOUS)) {
+			/* a file mapped over pages of ours: they are gone */
+			if (flags & MAP_FIXED)
+				send_unmap((__u32)id, ret, len);
+			return 0;
+		}
+		if (flags & MAP_STACK)
+			return 0;
+	} else {
+		/* the old pages left (an old length of 0 copies a shared mapping) */
+		if (regs->si)
+			send_unmap((__u32)id, regs->di, page_round(regs->si));
+		len = page_round(regs->dx);
+	}
+	if (sample_bytes && !take_sample(s, len, ret, false))
+		return 0;
+	send_alloc(regs, s, id, nr == NR_MMAP ? FN_MMAP : FN_MREMAP, ret, len, 0, true);
 	return 0;
 }

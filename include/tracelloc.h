@@ -39,6 +39,11 @@ enum alloc_fn {
 	FN_MI_ZALLOC_ALIGNED,	/* mimalloc: mi_zalloc_aligned(size, alignment) */
 	FN_MI_CALLOC_ALIGNED,	/* mimalloc: mi_calloc_aligned(count, size, alignment) */
 	FN_MI_REALLOC_ALIGNED,	/* mimalloc: mi_realloc_aligned(ptr, size, alignment), a realloc */
+	/* the application's own anonymous mappings, from the system calls: a
+	 * block of whole pages that munmap may take apart. Their stacks begin
+	 * at the system call's instruction, which the daemon drops. */
+	FN_MMAP,
+	FN_MREMAP,		/* the range it moved or resized, at its new place */
 	FN_FREE,
 	/* a free of another family, which may call another of its probed frees
 	 * (tcmalloc's sized delete calls free): sent once */
@@ -58,6 +63,7 @@ enum event_type {
 	EVENT_EXEC,		/* struct ptr_event: the target called exec; addr unused */
 	EVENT_MAPS_CHANGE,	/* struct ptr_event: ld.so changes the maps; addr: the new generation */
 	EVENT_MAIN_EXIT,	/* struct ptr_event: the main thread exited, others run on; addr unused */
+	EVENT_UNMAP,		/* struct range_event: pages no longer mapped (munmap, mremap, MAP_FIXED) */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
@@ -68,6 +74,15 @@ struct ptr_event {
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
+};
+
+/* a range of whole pages */
+struct range_event {
+	unsigned int type;
+	unsigned int tid;
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
+	unsigned long long addr;
+	unsigned long long len;
 };
 
 struct alloc_event {

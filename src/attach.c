@@ -150,6 +150,8 @@ struct attach {
 	int nprobes;
 	char *culprit;
 	bool stripped;		/* a mapped object had no symbol table at all */
+	uint64_t loader_start;	/* the dynamic loader's code */
+	uint64_t loader_end;
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
@@ -446,6 +448,10 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	}
 	if (stripped_static(&scan))
 		a->stripped = true;
+	if (!strncmp(scan.soname, "ld-linux", 8) && !a->loader_end) {
+		a->loader_start = m->start;
+		a->loader_end = m->end;
+	}
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
@@ -750,6 +756,12 @@ int attach__attach(struct attach *a)
 			return err;
 	}
 	return 0;
+}
+
+void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end)
+{
+	*start = a->loader_start;
+	*end = a->loader_end;
 }
 
 const char *attach__culprit(const struct attach *a)

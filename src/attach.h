@@ -3,6 +3,7 @@
 #define TRACELLOC_ATTACH_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -36,6 +37,8 @@ int attach__prepare(struct attach *a);
  * free, then the allocators */
 int attach__attach(struct attach *a);
 
+/* the code of the dynamic loader (ld.so) the target maps; 0, 0 when none */
+void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end);
 const char *attach__culprit(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */

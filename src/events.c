@@ -75,14 +75,24 @@ static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t s
 	size_t head = offsetof(struct alloc_event, stack);
 	const uint64_t *frames = (const uint64_t *)ev->stack;
 	int nframes = ev->stack_len;
+	bool mapping;
 
 	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
 	    nframes > MAX_STACK_DEPTH) {
 		e->malformed++;
 		return 0;
 	}
+	/* a mapping's stack begins in the system call's wrapper: its caller made it */
+	mapping = ev->fn == FN_MMAP || ev->fn == FN_MREMAP;
+	if (mapping && nframes > 0) {
+		frames++;
+		nframes--;
+	}
 	if (e->frames_fn && nframes > 0)
 		frames = e->frames_fn(e->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
+	if (mapping)
+		return heap__map(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn, frames,
+				 nframes);
 	if (ev->old_addr)
 		return heap__realloc_done(e->heap, ev->tid, ev->old_addr, ev->addr, ev->size,
 					  ev->ts_ns, ev->fn, frames, nframes);
@@ -127,6 +137,12 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_REALLOC_FAILED:
 		heap__realloc_failed(e->heap, ev->tid, ev->addr);
 		return 0;
+	case EVENT_UNMAP:
+		if (size < sizeof(struct range_event)) {
+			e->malformed++;
+			return 0;
+		}
+		return heap__unmap(e->heap, ev->addr, ((const struct range_event *)data)->len);
 	}
 	e->malformed++;
 	return 0;

@@ -4,12 +4,14 @@
 #include <stdlib.h>
 
 #include "heap.h"
+#include "ranges.h"
 #include "table.h"
 
 struct heap {
 	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */
 	struct table *live;	/* addr -> struct live_block */
 	struct table *in_realloc; /* tid -> struct pending_block */
+	struct ranges *mappings; /* the pages of the blocks that are mappings */
 	struct stacks *stacks;
 	struct heap_stats stats;
 };
@@ -29,7 +31,8 @@ struct heap *heap__new(void)
 	h->live = table__new(sizeof(struct live_block));
 	h->in_realloc = table__new(sizeof(struct pending_block));
 	h->stacks = stacks__new();
-	if (!h->live || !h->in_realloc || !h->stacks) {
+	h->mappings = ranges__new();
+	if (!h->live || !h->in_realloc || !h->stacks || !h->mappings) {
 		heap__destroy(h);
 		return NULL;
 	}
@@ -48,6 +51,7 @@ void heap__destroy(struct heap *h)
 	table__destroy(h->live);
 	table__destroy(h->in_realloc);
 	stacks__destroy(h->stacks);
+	ranges__destroy(h->mappings);
 	free(h);
 }
 
@@ -241,6 +245,42 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 	return heap__alloc(h, tid, addr, size, birth_ns, fn, frames, nframes);
 }
 
+/* a mapping lost pages: smaller, maybe keyed anew, or gone */
+static void lose_pages(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
+{
+	struct heap *h = ctx;
+	struct live_block b;
+
+	/* not live: free() was called on it, or its record was lost */
+	if (table__remove(h->live, key, &b))
+		return;
+	release(h, &b);
+	if (!new_key || lost >= b.size) {
+		count_free(h, &b);
+		return;
+	}
+	b.size -= lost;
+	restore(h, new_key, &b);
+}
+
+int heap__unmap(struct heap *h, uint64_t addr, uint64_t len)
+{
+	return ranges__cut(h->mappings, addr, addr + len, lose_pages, h);
+}
+
+int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
+	      uint32_t fn, const uint64_t *frames, int nframes)
+{
+	/* MAP_FIXED replaced what was there */
+	int err = heap__unmap(h, addr, len);
+
+	if (!err)
+		err = heap__alloc(h, tid, addr, len, birth_ns, fn, frames, nframes);
+	if (!err)
+		err = ranges__add(h->mappings, addr, addr + len);
+	return err;
+}
+
 void heap__finish(struct heap *h)
 {
 	struct pending_block *pending;
@@ -270,5 +310,5 @@ const struct live_block *heap__next_live(const struct heap *h, size_t *pos, uint
 size_t heap__memory(const struct heap *h)
 {
 	return sizeof(*h) + table__memory(h->live) + table__memory(h->in_realloc) +
-	       stacks__memory(h->stacks);
+	       stacks__memory(h->stacks) + ranges__memory(h->mappings);
 }

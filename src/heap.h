@@ -53,6 +53,14 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 		       uint64_t size, uint64_t birth_ns, uint32_t fn, const uint64_t *frames,
 		       int nframes);
 
+/* an anonymous mapping of len bytes (whole pages) at addr, made by the
+ * application: a block like the others, but one that munmap may take apart */
+int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
+	      uint32_t fn, const uint64_t *frames, int nframes);
+/* pages [addr, addr + len) are no longer mapped: the mappings there shrink
+ * or go; pages no block holds are not counted (the allocator's, a file's) */
+int heap__unmap(struct heap *h, uint64_t addr, uint64_t len);
+
 /* tracing ended: blocks set aside by reallocs that did not return are live */
 void heap__finish(struct heap *h);
 

@@ -402,6 +402,20 @@ static int attach_probes(struct session *s)
 	s->skel->links.on_thread_exit = bpf_program__attach(s->skel->progs.on_thread_exit);
 	if (!s->skel->links.on_thread_exit)
 		return fail(-errno, "cannot watch pid %d for exits", target__pid(s->target));
+	if (!s->opts.no_mmap) {
+		/* the loader's mappings (a dlopen'ed library's .bss) are its own */
+		uint64_t start, end;
+
+		attach__loader(s->attach, &start, &end);
+		s->skel->bss->loader_start = start;
+		s->skel->bss->loader_end = end;
+		s->skel->links.on_sys_enter = bpf_program__attach(s->skel->progs.on_sys_enter);
+		s->skel->links.on_sys_exit = s->skel->links.on_sys_enter ?
+			bpf_program__attach(s->skel->progs.on_sys_exit) : NULL;
+		if (!s->skel->links.on_sys_exit)
+			return fail(-errno, "cannot trace the system calls of pid %d (mmap, munmap; "
+				    "--no-mmap goes without)", target__pid(s->target));
+	}
 	err = attach__attach(s->attach);
 
 	/* the kernel refuses a uprobe where another tool's probe on the same

@@ -32,6 +32,7 @@ enum {
 	OPT_PPROF,
 	OPT_LISTEN,
 	OPT_UNWIND,
+	OPT_NO_MMAP,
 };
 
 static const char usage[] =
@@ -49,6 +50,8 @@ static const char usage[] =
 	"                                (bytes), count (allocation calls)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
+	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
+	"                                and mremap calls (traced by default, as allocator mmap)\n"
 	"\n"
 	"Report (every --interval, and at the end):\n"
 	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
@@ -263,6 +266,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "allocator-frame", no_argument, NULL, OPT_ALLOCATOR_FRAME },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
+		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -344,6 +348,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_UNWIND:
 			err = parse_unwind(optarg, &opts->unwind);
+			break;
+		case OPT_NO_MMAP:
+			opts->no_mmap = true;
 			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;

@@ -34,6 +34,7 @@ struct options {
 	bool allocator_frame;
 	bool probe_at_symbol;
 	bool empty_probes;
+	bool no_mmap;			/* the program's own mappings are not traced */
 	unsigned int unwind;		/* enum unwind_mode */
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <capstone/capstone.h>
+#include <errno.h>
 #include <stdbool.h>
 
 #include "probesite.h"
@@ -112,4 +113,89 @@ size_t probesite__entry_shift(const uint8_t *code, size_t len)
 size_t probesite__return_shift(const uint8_t *code, size_t len)
 {
 	return shift_to_emulated(code, len);
+}
+
+/* how far a wrapper's system call may lie from its entry */
+#define MAX_WRAPPER_INSNS 48
+
+/* the register an instruction names as its operand i, or X86_REG_INVALID */
+static x86_reg operand_reg(const cs_insn *insn, int i)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	return i < x86->op_count && x86->operands[i].type == X86_OP_REG ? x86->operands[i].reg
+									 : X86_REG_INVALID;
+}
+
+int probesite__syscall_frame(const uint8_t *code, size_t len, struct syscall_frame *out)
+{
+	int64_t depth = 0, rbp_depth = 0;	/* bytes below the return address */
+	bool rbp_changed = false;
+	int err = -ENOENT;
+	cs_insn *insns = NULL;
+	const cs_x86 *x86;
+	size_t n, i;
+	csh handle;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(handle, code, len, 0, MAX_WRAPPER_INSNS, &insns);
+	for (i = 0; i < n; i++) {
+		const cs_insn *insn = &insns[i];
+		cs_regs read, written;
+		uint8_t nread, nwritten, k;
+
+		x86 = &insn->detail->x86;
+		if (insn->id == X86_INS_SYSCALL) {
+			out->resume = insn->address + insn->size;
+			out->cfa_offset = depth + 8;
+			out->rbp_saved = rbp_depth != 0;
+			out->rbp_offset = -(8 + rbp_depth);
+			err = rbp_changed && !rbp_depth ? -EINVAL : 0;
+			break;
+		}
+		/* the path to the call is straight: what returns or leaves
+		 * the function first is not a wrapper's */
+		if (insn->id == X86_INS_RET || insn->id == X86_INS_JMP) {
+			err = -ENOENT;
+			break;
+		}
+		if (insn->id == X86_INS_PUSH) {
+			depth += 8;
+			if (operand_reg(insn, 0) == X86_REG_RBP && !rbp_depth)
+				rbp_depth = depth;
+			continue;
+		}
+		if (insn->id == X86_INS_POP) {
+			depth -= 8;
+			if (operand_reg(insn, 0) == X86_REG_RBP)
+				rbp_changed = true;
+			continue;
+		}
+		if ((insn->id == X86_INS_SUB || insn->id == X86_INS_ADD) &&
+		    operand_reg(insn, 0) == X86_REG_RSP && x86->op_count == 2 &&
+		    x86->operands[1].type == X86_OP_IMM) {
+			depth += insn->id == X86_INS_SUB ? x86->operands[1].imm : -x86->operands[1].imm;
+			continue;
+		}
+		if (cs_regs_access(handle, insn, read, &nread, written, &nwritten) != CS_ERR_OK) {
+			err = -EINVAL;
+			break;
+		}
+		for (k = 0; k < nwritten; k++) {
+			/* calls leave rsp as it was; any other write of it is not followed */
+			if (written[k] == X86_REG_RSP && insn->id != X86_INS_CALL)
+				err = -EINVAL;
+			if (written[k] == X86_REG_RBP || written[k] == X86_REG_EBP)
+				rbp_changed = true;
+		}
+		if (err == -EINVAL)
+			break;
+	}
+	if (!err && depth < 0)
+		err = -EINVAL;
+	cs_free(insns, n);
+	cs_close(&handle);
+	return err;
 }

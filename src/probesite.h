@@ -2,6 +2,7 @@
 #ifndef TRACELLOC_PROBESITE_H
 #define TRACELLOC_PROBESITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,24 @@
  */
 size_t probesite__entry_shift(const uint8_t *code, size_t len);
 size_t probesite__return_shift(const uint8_t *code, size_t len);
+
+/*
+ * The frame of a system call wrapper at its system call, for code without
+ * CFI (musl's libc): the path from the entry to the first `syscall`,
+ * followed straight (pushes, pops, rsp +/- constants; calls and branches
+ * not taken leave rsp as it was). At the instruction after the syscall
+ * (resume, an offset into code) the caller's rsp is rsp + cfa_offset, its
+ * return address right below; rbp is the caller's, or saved at CFA +
+ * rbp_offset. -ENOENT: no syscall on that path; -EINVAL: rsp or rbp changes
+ * in a way not followed.
+ */
+struct syscall_frame {
+	uint64_t resume;
+	int64_t cfa_offset;
+	int64_t rbp_offset;
+	bool rbp_saved;
+};
+
+int probesite__syscall_frame(const uint8_t *code, size_t len, struct syscall_frame *out);
 
 #endif

@@ -208,6 +208,8 @@ const char *alloc_fn__name(uint32_t fn)
 		[FN_MI_ZALLOC_ALIGNED] = "mi_zalloc_aligned",
 		[FN_MI_CALLOC_ALIGNED] = "mi_calloc_aligned",
 		[FN_MI_REALLOC_ALIGNED] = "mi_realloc_aligned",
+		[FN_MMAP] = "mmap",
+		[FN_MREMAP] = "mremap",
 	};
 
 	return fn < FN__COUNT && names[fn] ? names[fn] : "[allocator]";

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "probesite.h"
 #include "table.h"
 #include "unwind.h"
 
@@ -868,6 +869,126 @@ static void merge_rows(struct unwind_table *t)
 	t->nrows = n;
 }
 
+/*
+ * System call wrappers without CFI (musl's libc has none for its C code):
+ * the tracer takes a stack at a system call (mmap, mremap), where the pc is
+ * inside the wrapper. One row at the instruction after its `syscall`, from
+ * the wrapper's prologue, leads to its caller.
+ */
+static const char *const syscall_wrappers[] = {
+	"mmap", "mmap64", "__mmap", "mremap", "__mremap", "syscall",
+};
+
+#define WRAPPER_CODE_MAX 256
+
+/* the file's bytes at vaddr, from its executable PT_LOAD; 0 when none */
+static size_t read_code(Elf *elf, int fd, uint64_t vaddr, uint8_t *buf, size_t size)
+{
+	size_t phnum, i;
+	ssize_t n;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *phdr = gelf_getphdr(elf, i, &mem);
+		uint64_t left;
+
+		if (!phdr || phdr->p_type != PT_LOAD || !(phdr->p_flags & PF_X) ||
+		    vaddr < phdr->p_vaddr || vaddr - phdr->p_vaddr >= phdr->p_filesz)
+			continue;
+		left = phdr->p_filesz - (vaddr - phdr->p_vaddr);
+		n = pread(fd, buf, left < size ? left : size, phdr->p_offset + (vaddr - phdr->p_vaddr));
+		return n > 0 ? (size_t)n : 0;
+	}
+	return 0;
+}
+
+/* a row at pc and a GAP after it, where the table has a GAP (or nothing) */
+static int insert_row(struct unwind_table *t, const struct unwind_row *row)
+{
+	size_t i = 0, add, lo = 0, hi = t->nrows;
+	struct unwind_row *rows;
+
+	while (lo < hi) {	/* i: the first row above pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc <= row->pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	if (i && t->rows[i - 1].cfa_kind != UNWIND_CFA_GAP)
+		return 0;	/* CFI covers it */
+	add = i < t->nrows && t->rows[i].pc == row->pc + 1 ? 1 : 2;
+	rows = realloc(t->rows, (t->nrows + add) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	t->rows = rows;
+	t->cap = t->nrows + add;
+	memmove(&rows[i + add], &rows[i], (t->nrows - i) * sizeof(*rows));
+	rows[i] = *row;
+	if (add == 2)
+		rows[i + 1] = (struct unwind_row){ .pc = row->pc + 1, .cfa_kind = UNWIND_CFA_GAP };
+	t->nrows += add;
+	return 0;
+}
+
+static int add_wrapper_row(struct unwind_table *t, Elf *elf, int fd, uint64_t vaddr)
+{
+	uint8_t code[WRAPPER_CODE_MAX];
+	struct syscall_frame frame;
+	struct unwind_row row = { .cfa_kind = UNWIND_CFA_RSP };
+	const struct unwind_row *found = unwind__find(t, vaddr);
+	size_t n;
+
+	if (found && found->cfa_kind != UNWIND_CFA_GAP)
+		return 0;
+	n = read_code(elf, fd, vaddr, code, sizeof(code));
+	if (!n || probesite__syscall_frame(code, n, &frame) || !fits_cfa(frame.cfa_offset) ||
+	    !fits_rbp(frame.rbp_offset) || vaddr + frame.resume >= ROW_PC_LIMIT)
+		return 0;
+	row.pc = (uint32_t)(vaddr + frame.resume);
+	row.cfa_offset = (int32_t)frame.cfa_offset;
+	row.rbp_kind = frame.rbp_saved ? UNWIND_RBP_AT_CFA : UNWIND_RBP_SAME;
+	row.rbp_offset = frame.rbp_saved ? (int16_t)frame.rbp_offset : 0;
+	return insert_row(t, &row);
+}
+
+static int add_wrapper_rows(struct unwind_table *t, Elf *elf, int fd)
+{
+	Elf_Scn *scn = NULL;
+	size_t i, j, n;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+		Elf_Data *data;
+
+		if (!sh || (sh->sh_type != SHT_SYMTAB && sh->sh_type != SHT_DYNSYM) ||
+		    !sh->sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh->sh_size / sh->sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			for (j = 0; name && j < sizeof(syscall_wrappers) / sizeof(syscall_wrappers[0]); j++) {
+				if (strcmp(name, syscall_wrappers[j]))
+					continue;
+				err = add_wrapper_row(t, elf, fd, sym.st_value);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
 int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **out)
 {
 	struct builder b = { .src = { .fd = -1 } };
@@ -906,6 +1027,9 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	if (err)
 		goto cleanup;
 	merge_rows(b.table);
+	err = add_wrapper_rows(b.table, elf, fd);
+	if (err)
+		goto cleanup;
 	for (i = 0; i < b.table->nrows; i++)
 		if (b.table->rows[i].cfa_kind != UNWIND_CFA_GAP)
 			break;

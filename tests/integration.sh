@@ -357,6 +357,38 @@ test_two_families() { # glibc's malloc and mimalloc's mi_malloc in one process: 
 		"two_families: glibc probed as well"
 }
 
+test_mmap_not_the_programs() { # glibc's arenas, thread stacks and the loader's .bss of a dlopen'ed library are not the program's mappings
+	need_target threads || return
+	need_target dlopen || return
+	need_target family || return
+	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")
+	tl_run t -i 0 -t 0 --allocator-frame -m count -f "$T_DIR/t.fg" -- "$TB/threads"
+	check_normal_end t '^target exited with status 0$' "threads" || return
+	assert_no_grep "$T_DIR/t.fg" ';mmap [0-9]+$' "threads: no mmap counted (arenas, thread stacks)"
+	check_ledger "$T_DIR/t.exp" "$T_DIR/t.fg" count "threads --allocator-frame"
+	TL_ENV=(TL_EXPECT="$T_DIR/d.exp")
+	tl_run d -i 0 -t 0 --allocator-frame -f "$T_DIR/d.fg" -- "$TB/dlopen" "$TB/libplugin.so"
+	check_normal_end d '^target exited with status 0$' "dlopen" || return
+	assert_no_grep "$T_DIR/d.fg" ';mmap [0-9]+$' "dlopen: the loader's mapping of a 1 MiB .bss is not counted"
+	check_ledger "$T_DIR/d.exp" "$T_DIR/d.fg" live "dlopen --allocator-frame"
+	# the same check sees the program's own mappings (else it proves nothing)
+	TL_ENV=(TL_EXPECT="$T_DIR/f.exp")
+	tl_run f -i 0 -t 0 --allocator-frame -f "$T_DIR/f.fg" -- "$TB/family"
+	assert_grep "$T_DIR/f.fg" ';map_keep;mmap 20480$' "family: map_keep's pages under mmap"
+	assert_grep "$T_DIR/f.fg" ';remap_grow;mremap 24576$' "family: remap_grow's pages under mremap"
+}
+
+test_no_mmap() { # --no-mmap: the program's own mappings are left out, its allocations exact
+	need_target family || return
+	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
+	tl_run n -i 0 -t 0 --no-mmap -f "$T_DIR/n.fg" -- "$TB/family"
+	check_normal_end n '^target exited with status 0$' "--no-mmap" || return
+	assert_eq "$(fold_sum "$T_DIR/n.fg" map_keep)" 0 "--no-mmap: map_keep"
+	assert_eq "$(fold_sum "$T_DIR/n.fg" remap_grow)" 0 "--no-mmap: remap_grow"
+	assert_eq "$(fold_sum "$T_DIR/n.fg" fam_malloc)" 300 "--no-mmap: fam_malloc"
+	assert_eq "$(fold_sum "$T_DIR/n.fg" map_big_malloc)" 1048576 "--no-mmap: map_big_malloc"
+}
+
 # tracelloc_live_bytes from the endpoint at URL
 metric_live() {
 	curl -s "$URL/metrics" | awk '$1 == "tracelloc_live_bytes" { print $2 }'

@@ -13,11 +13,14 @@
  *   fam_memalign   posix_memalign(64, 256), aligned_alloc(128, 384),
  *                  memalign(256, 512), leaked
  *   fam_free_all   3 x malloc(70), all freed again
+ * and the program's own mappings, as mapping.h books them.
  */
+#define _GNU_SOURCE	/* mremap */
 #include <malloc.h>
 #include <stdlib.h>
 
 #include "ledger.h"
+#include "mapping.h"
 
 SITE void *fam_malloc(size_t n)
 {
@@ -109,5 +112,6 @@ int main(void)
 		free(p);
 		lg_free("fam_free_all", 70);
 	}
+	mapping_exercise();
 	return lg_write();
 }

@@ -116,6 +116,17 @@ LG_FN void lg_free(const char *name, size_t n)
 	pthread_mutex_unlock(&lg_mu);
 }
 
+/* A block at SITE lost n bytes and lives on (a mapping partly unmapped). */
+LG_FN void lg_shrink(const char *name, size_t n)
+{
+	struct lg_site *s;
+
+	pthread_mutex_lock(&lg_mu);
+	s = lg_get_locked(name);
+	s->live -= (long long)n;
+	pthread_mutex_unlock(&lg_mu);
+}
+
 static void lg_extra_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 LG_FN void lg_extra_line(const char *fmt, ...)
 {

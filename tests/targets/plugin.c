@@ -3,6 +3,9 @@
 #include <stdlib.h>
 
 void *volatile plugin_sink;
+/* larger than a page of the file: the loader maps it anonymous, its own
+ * mapping, which tracelloc must not count as the program's */
+char plugin_bss[1 << 20];
 
 __attribute__((noinline)) void *plugin_alloc(size_t n)
 {

@@ -750,3 +750,92 @@ TEST(folded_while_events_arrive)
 	profile__destroy(p);
 	busy_heap__destroy(&b);
 }
+
+/* the program's own mappings: munmap takes pages, a block lives while one is left */
+#define PG 4096ULL
+
+TEST(heap_map_unmap_pieces)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__map(h, 1, 0x10000, 4 * PG, 100, FN_MMAP, S1, 3), "map 4 pages");
+	ASSERT_STATS(h, 1, 4 * PG, 0, 0, 1, 4 * PG, 0, 0);
+
+	/* a hole: still one allocation, keyed where it starts */
+	ASSERT_OK(heap__unmap(h, 0x10000 + PG, PG), "unmap page 1");
+	ASSERT_STATS(h, 1, 4 * PG, 0, 0, 1, 3 * PG, 0, 0);
+	ASSERT_LIVE(h, 0x10000, 3 * PG, 100, S1, FN_MMAP);
+
+	/* the head: the block moves to its lowest page left, age and stack kept */
+	ASSERT_OK(heap__unmap(h, 0x10000, PG), "unmap page 0");
+	ASSERT_NOT_LIVE(h, 0x10000);
+	ASSERT_LIVE(h, 0x10000 + 2 * PG, 2 * PG, 100, S1, FN_MMAP);
+
+	/* a range wider than the block, over pages no one holds: only its pages count */
+	ASSERT_OK(heap__unmap(h, 0x8000, 0x10000 + 3 * PG - 0x8000), "unmap up to page 3");
+	ASSERT_LIVE(h, 0x10000 + 3 * PG, PG, 100, S1, FN_MMAP);
+	ASSERT_STATS(h, 1, 4 * PG, 0, 0, 1, PG, 0, 0);
+
+	ASSERT_OK(heap__unmap(h, 0x10000 + 3 * PG, PG), "unmap the last page");
+	ASSERT_STATS(h, 1, 4 * PG, 1, 0, 0, 0, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 0, 4 * PG, 1);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* pages no block holds (the allocator's, a file's): nothing happens */
+	ASSERT_OK(heap__unmap(h, 0x90000, 8 * PG), "unmap unknown pages");
+	ASSERT_STATS(h, 1, 4 * PG, 1, 0, 0, 0, 0, 0);
+	heap__destroy(h);
+}
+
+TEST(heap_map_fixed_over_two)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__map(h, 1, 0x20000, 6 * PG, 10, FN_MMAP, S1, 3), "reserve 6 pages");
+	/* MAP_FIXED over pages 1-2 of it: a block of its own */
+	ASSERT_OK(heap__map(h, 1, 0x20000 + PG, 2 * PG, 20, FN_MMAP, S2, 2), "fixed over 1-2");
+	ASSERT_STATS(h, 2, 8 * PG, 0, 0, 2, 6 * PG, 0, 0);
+	ASSERT_LIVE(h, 0x20000, 4 * PG, 10, S1, FN_MMAP);
+	ASSERT_LIVE(h, 0x20000 + PG, 2 * PG, 20, S2, FN_MMAP);
+
+	/* one cut through both: pages 2-4 */
+	ASSERT_OK(heap__unmap(h, 0x20000 + 2 * PG, 3 * PG), "unmap 2-4");
+	ASSERT_LIVE(h, 0x20000, 2 * PG, 10, S1, FN_MMAP);
+	ASSERT_LIVE(h, 0x20000 + PG, PG, 20, S2, FN_MMAP);
+	ASSERT_STATS(h, 2, 8 * PG, 0, 0, 2, 3 * PG, 0, 0);
+
+	/* the reservation's head goes: it is keyed at page 5 now, past the other block */
+	ASSERT_OK(heap__unmap(h, 0x20000, PG), "unmap page 0");
+	ASSERT_LIVE(h, 0x20000 + 5 * PG, PG, 10, S1, FN_MMAP);
+	ASSERT_LIVE(h, 0x20000 + PG, PG, 20, S2, FN_MMAP);
+
+	/* a new mapping where page 0 was does not touch either */
+	ASSERT_OK(heap__map(h, 1, 0x20000, PG, 30, FN_MMAP, S3, 1), "map page 0 again");
+	ASSERT_LIVE(h, 0x20000, PG, 30, S3, FN_MMAP);
+	ASSERT_STATS(h, 3, 9 * PG, 0, 0, 3, 3 * PG, 0, 0);
+
+	/* everything at once */
+	ASSERT_OK(heap__unmap(h, 0x20000, 6 * PG), "unmap all");
+	ASSERT_STATS(h, 3, 9 * PG, 3, 0, 0, 0, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+TEST(heap_map_remap)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__map(h, 1, 0x30000, 4 * PG, 10, FN_MMAP, S1, 3), "map 4 pages");
+	/* mremap of its last 2 pages into 3 elsewhere: the old pages leave, the
+	 * new block is the mremap's */
+	ASSERT_OK(heap__unmap(h, 0x30000 + 2 * PG, 2 * PG), "mremap's old pages");
+	ASSERT_OK(heap__map(h, 1, 0x50000, 3 * PG, 20, FN_MREMAP, S2, 2), "mremap's new pages");
+	ASSERT_LIVE(h, 0x30000, 2 * PG, 10, S1, FN_MMAP);
+	ASSERT_LIVE(h, 0x50000, 3 * PG, 20, S2, FN_MREMAP);
+	ASSERT_STATS(h, 2, 7 * PG, 0, 0, 2, 5 * PG, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
