@@ -40,7 +40,7 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
 	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c \
-	      tests/targets/rjem_shim.c,$(wildcard tests/targets/*.c))
+	      tests/targets/rjem_shim.c tests/targets/static_two.c,$(wildcard tests/targets/*.c))
 TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
 # family.c is linked against each as build/tests/family_NAME
@@ -56,6 +56,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
 		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
+		$(if $(wildcard tests/targets/static_two.c),$(OUT)/tests/static_two_musl $(OUT)/tests/static_two_glibc) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
@@ -115,6 +116,13 @@ $(OUT)/tests/family_musl_static: tests/targets/family.c $(wildcard tests/targets
 	musl-gcc -static -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
 $(OUT)/tests/family_static: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
+
+# two allocators linked into one static executable (see static_two.c)
+$(OUT)/tests/static_two_musl: tests/targets/static_two.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	musl-gcc -static -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+$(OUT)/tests/static_two_glibc: tests/targets/static_two.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
 
 # an allocator's own API: tests/targets/api_NAME.c, linked against libNAME

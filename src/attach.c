@@ -129,8 +129,7 @@ struct site {
 struct object {
 	char *name;		/* path as the target maps it */
 	char *open_path;	/* /proc/PID/map_files/..., valid while it is mapped */
-	int sites;		/* allocator functions probed in it */
-	enum library lib;	/* of those functions */
+	int sites[LIB__COUNT];	/* allocator functions probed in it, by family */
 };
 
 struct attach {
@@ -231,6 +230,10 @@ struct elf_scan {
 	char soname[64];
 	bool defines_malloc;		/* exports malloc (.dynsym) */
 	bool jemalloc_prefixed;		/* je_mallocx, _rjem_mallocx: malloc stays another's */
+	bool from_prefix[NUM_DEFS];	/* a jemalloc def found under its prefix */
+	/* a static executable's own libc allocator, beside a prefixed jemalloc
+	 * (Rust's tikv-jemallocator in a static musl binary): LIB__COUNT, none */
+	enum library linked_libc;
 	unsigned int marks;
 	enum library family;		/* LIB__COUNT: none */
 };
@@ -284,10 +287,17 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		for (j = 0; j < sizeof(markers) / sizeof(markers[0]); j++)
 			if (!strcmp(name, markers[j].name))
 				scan->marks |= markers[j].mark;
-		for (j = 0; j < NUM_DEFS; j++)
-			if (!scan->vaddr[j] &&
-			    !strcmp(probe_defs[j].lib == LIB_JEMALLOC ? base : name, probe_defs[j].symbol))
-				scan->vaddr[j] = sym.st_value;
+		for (j = 0; j < NUM_DEFS; j++) {
+			bool prefixed = probe_defs[j].lib == LIB_JEMALLOC && base != name;
+
+			if (strcmp(probe_defs[j].lib == LIB_JEMALLOC ? base : name, probe_defs[j].symbol))
+				continue;
+			/* a prefixed name wins over the plain one, another family's */
+			if (scan->vaddr[j] && (!prefixed || scan->from_prefix[j]))
+				continue;
+			scan->vaddr[j] = sym.st_value;
+			scan->from_prefix[j] = prefixed;
+		}
 	}
 }
 
@@ -317,8 +327,12 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 {
 	Elf_Scn *scn = NULL;
 
+	enum library linked = LIB__COUNT;
+	size_t j;
+
 	memset(scan, 0, sizeof(*scan));
 	scan->family = LIB__COUNT;
+	scan->linked_libc = LIB__COUNT;
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -ENOEXEC;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -339,13 +353,21 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 		scan->family = LIB_C;
 	else if (scan->marks & MARK_DLS3)
 		scan->family = LIB_MUSL;
-	else if (scan->family == LIB__COUNT && !scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
+	else if (!scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
 		/* a static executable: the allocator is linked in */
 		if (scan->marks & MARK_MALLOC_IMPL)
-			scan->family = LIB_MUSL;
+			linked = LIB_MUSL;
 		else if ((scan->marks & MARK_LIBC_MALLOC) && (scan->marks & MARK_START_MAIN))
-			scan->family = LIB_C;
+			linked = LIB_C;
+		if (scan->family == LIB__COUNT)
+			scan->family = linked;
+		else if (scan->family == LIB_JEMALLOC && scan->jemalloc_prefixed)
+			scan->linked_libc = linked;
 	}
+	/* a prefixed jemalloc's plain names are another family's */
+	for (j = 0; scan->jemalloc_prefixed && j < NUM_DEFS; j++)
+		if (probe_defs[j].lib == LIB_JEMALLOC && !scan->from_prefix[j])
+			scan->vaddr[j] = 0;
 	return 0;
 }
 
@@ -364,7 +386,7 @@ static bool is_library(const struct elf_scan *scan, enum library lib)
 		return !strncmp(scan->soname, "ld-linux", 8);
 	case LIB_C:
 	case LIB_MUSL:
-		return scan->family == lib;
+		return scan->family == lib || scan->linked_libc == lib;
 	default:
 		/* the malloc it defines is its own, or a prefixed jemalloc's */
 		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||
@@ -381,8 +403,7 @@ static int add_object(struct attach *a, const char *name, const char *open_path)
 	a->objects = grown;
 	grown[a->nobjects].name = strdup(name);
 	grown[a->nobjects].open_path = strdup(open_path);
-	grown[a->nobjects].sites = 0;
-	grown[a->nobjects].lib = LIB_LD;
+	memset(grown[a->nobjects].sites, 0, sizeof(grown[a->nobjects].sites));
 	if (!grown[a->nobjects].name || !grown[a->nobjects].open_path)
 		return -ENOMEM;
 	a->nobjects++;
@@ -478,10 +499,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
 		a->nsites++;
-		if (probe_defs[j].lib != LIB_LD) {
-			a->objects[a->nobjects - 1].sites++;
-			a->objects[a->nobjects - 1].lib = probe_defs[j].lib;
-		}
+		if (probe_defs[j].lib != LIB_LD)
+			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
 	}
 out:
 	elf_end(elf);
@@ -806,13 +825,15 @@ void attach__describe_sites(const struct attach *a, FILE *out)
 void attach__describe(const struct attach *a, FILE *out)
 {
 	bool first = true;
-	size_t i;
+	size_t i, lib;
 
 	for (i = 0; i < a->nobjects; i++) {
-		if (!a->objects[i].sites)
-			continue;	/* ld.so: only its hook */
-		fprintf(out, "%s%s in %s (%d functions)", first ? "" : ", ",
-			family_names[a->objects[i].lib], base_name(a->objects[i].name), a->objects[i].sites);
-		first = false;
+		for (lib = 0; lib < LIB__COUNT; lib++) {
+			if (!a->objects[i].sites[lib])
+				continue;	/* ld.so: only its hook */
+			fprintf(out, "%s%s in %s (%d functions)", first ? "" : ", ", family_names[lib],
+				base_name(a->objects[i].name), a->objects[i].sites[lib]);
+			first = false;
+		}
 	}
 }

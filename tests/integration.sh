@@ -351,6 +351,15 @@ test_family_rust_rjem() { # a Rust #[global_allocator] over jemalloc's _rjem_-pr
 		"rjem_global: the kept vectors under main"
 }
 
+test_static_two_families() { # a static executable with a _rjem_-prefixed jemalloc and its libc's malloc linked in: both probed, exact ledger
+	family_test static_two_musl jemalloc static_two_musl
+	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*musl in static_two_musl \([0-9]+ functions\)" \
+		"static_two_musl: musl probed as well"
+	family_test static_two_glibc jemalloc static_two_glibc
+	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*glibc in static_two_glibc \([0-9]+ functions\)" \
+		"static_two_glibc: glibc probed as well"
+}
+
 test_two_families() { # glibc's malloc and mimalloc's mi_malloc in one process: both probed, each block freed by its own
 	family_test two_families mimalloc libmimalloc.so.2
 	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*glibc in libc\.so\.6 " \
