@@ -44,12 +44,22 @@ const volatile __u64 sample_bytes = 0;
 const volatile __u32 neg_log_table[EXP_TABLE_SIZE] = {};
 /* enum unwind_mode */
 const volatile __u32 unwind_mode = UNWIND_MODE_FP;
+/* following a command tracelloc started across exec: its new program stops
+ * before its first instruction, until the daemon has probed it */
+const volatile bool stop_at_exec = false;
 
 /* How many times ld.so said it changes the maps (dlopen, dlclose: twice
  * each). A library unloaded and another loaded at its place give a return
  * address two meanings; each stack carries the generation it was taken in,
  * and the daemon reads the maps of each generation. */
 __u32 maps_gen = 0;
+
+/* After an exec held at its start (stop_at_exec), the daemon sets this when
+ * the new program's ld.so is probed: it stops the program again at ld.so's
+ * second call of its hook, when the libraries are mapped and none of their
+ * code has run. */
+__u32 hold_at_hook = 0;
+__u32 hook_calls = 0;
 
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
@@ -946,6 +956,10 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		/* the daemon reads the maps of the new generation at once */
 		__sync_fetch_and_add(&maps_gen, 1);
 		send_ptr_event_flags(EVENT_MAPS_CHANGE, tid, maps_gen, BPF_RB_FORCE_WAKEUP);
+		if (hold_at_hook && ++hook_calls == 2) {
+			hold_at_hook = 0;
+			bpf_send_signal(19 /* SIGSTOP */);
+		}
 		return 0;
 	case FN_CALLOC:
 	case FN_MI_CALLOC_ALIGNED:
@@ -985,8 +999,9 @@ int BPF_PROG(on_thread_exit, struct task_struct *p)
 
 /*
  * exec replaces the target's program: its heap is gone and its stacks would
- * point into other code. The daemon stops at this record; whatever the new
- * program sends after it is not the traced program's.
+ * point into other code. The daemon ends the trace at this record, or
+ * follows the new program from it: a new heap, its files probed and their
+ * unwind tables built while it waits, stopped.
  */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
@@ -1002,6 +1017,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	ring = cpu_ring();
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(COUNTER_LOST_FREE);
+	if (stop_at_exec)
+		bpf_send_signal(19 /* SIGSTOP */);
 	return 0;
 }
 

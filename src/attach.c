@@ -151,6 +151,18 @@ struct attach {
 	bool stripped;		/* a mapped object had no symbol table at all */
 	uint64_t loader_start;	/* the dynamic loader's code */
 	uint64_t loader_end;
+	struct file_id *seen;	/* the files examined, probed or not */
+	size_t nseen;
+	size_t attached_objects; /* objects[] (uprobe_multi) or sites[] (perf links) */
+	size_t attached_sites;	 /* below these have their probes */
+	size_t described;	/* objects told of */
+};
+
+/* a file, as the maps name it */
+struct file_id {
+	uint64_t inode;
+	unsigned int dev_major;
+	unsigned int dev_minor;
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
@@ -182,6 +194,7 @@ void attach__destroy(struct attach *a)
 		free(a->objects[i].open_path);
 	}
 	free(a->objects);
+	free(a->seen);
 	free(a->links);
 	free(a->culprit);
 	free(a);
@@ -469,10 +482,6 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	}
 	if (stripped_static(&scan))
 		a->stripped = true;
-	if (!strncmp(scan.soname, "ld-linux", 8) && !a->loader_end) {
-		a->loader_start = m->start;
-		a->loader_end = m->end;
-	}
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
@@ -508,21 +517,78 @@ out:
 	return err;
 }
 
-/* was the file of mapping i looked at through an earlier mapping? A file mapped
- * twice (dlmopen loads a second copy of libc) is probed once: its probes fire
- * in every mapping of it */
-static bool examined(const struct maps *maps, size_t i)
+/* was the file of mapping m looked at already? A file mapped twice (dlmopen
+ * loads a second copy of libc) is probed once: its probes fire in every
+ * mapping of it */
+static bool examined(const struct attach *a, const struct mapping *m)
 {
-	const struct mapping *m = &maps->mappings[i];
 	size_t j;
 
-	for (j = 0; j < i; j++) {
-		const struct mapping *earlier = &maps->mappings[j];
-
-		if (earlier->exec && earlier->path && earlier->path[0] == '/' &&
-		    earlier->inode == m->inode && earlier->dev_major == m->dev_major &&
-		    earlier->dev_minor == m->dev_minor)
+	for (j = 0; j < a->nseen; j++)
+		if (a->seen[j].inode == m->inode && a->seen[j].dev_major == m->dev_major &&
+		    a->seen[j].dev_minor == m->dev_minor)
 			return true;
+	return false;
+}
+
+static int remember(struct attach *a, const struct mapping *m)
+{
+	struct file_id *grown = realloc(a->seen, (a->nseen + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	a->seen = grown;
+	grown[a->nseen++] = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
+	return 0;
+}
+
+/* the files of the maps not examined yet; and where ld.so's code is now */
+static int examine_maps(struct attach *a, const struct maps *maps)
+{
+	size_t i;
+	int err;
+
+	a->loader_start = a->loader_end = 0;
+	for (i = 0; i < maps->count; i++) {
+		const struct mapping *m = &maps->mappings[i];
+		bool foreign = false;
+
+		if (!m->exec || !m->path || m->path[0] != '/')
+			continue;
+		if (!a->loader_end && !strncmp(base_name(m->path), "ld-linux", 8)) {
+			a->loader_start = m->start;
+			a->loader_end = m->end;
+		}
+		if (examined(a, m))
+			continue;
+		err = examine_object(a, m, &foreign);
+		if (!err)
+			err = remember(a, m);
+		if (err)
+			return err;
+		if (foreign) {
+			free(a->culprit);
+			a->culprit = strdup(m->path);
+			return -EMEDIUMTYPE;
+		}
+	}
+	return 0;
+}
+
+/* does an object the maps hold now have a probed malloc? */
+static bool maps_malloc(const struct attach *a, const struct maps *maps)
+{
+	size_t i, j;
+
+	for (j = 0; j < a->nsites; j++) {
+		const struct object *o = &a->objects[a->sites[j].object];
+
+		if (a->sites[j].def->fn != FN_MALLOC)
+			continue;
+		for (i = 0; i < maps->count; i++)
+			if (maps->mappings[i].exec && maps->mappings[i].path &&
+			    !strcmp(maps->mappings[i].path, o->name))
+				return true;
 	}
 	return false;
 }
@@ -530,8 +596,6 @@ static bool examined(const struct maps *maps, size_t i)
 int attach__find(struct attach *a)
 {
 	struct maps maps;
-	bool have_malloc = false;
-	size_t i, j;
 	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -539,27 +603,9 @@ int attach__find(struct attach *a)
 	err = maps__read(a->pid, &maps);
 	if (err)
 		return err;
-	for (i = 0; i < maps.count; i++) {
-		const struct mapping *m = &maps.mappings[i];
-		bool foreign = false;
-
-		if (!m->exec || !m->path || m->path[0] != '/' || examined(&maps, i))
-			continue;
-		err = examine_object(a, m, &foreign);
-		if (err)
-			goto out;
-		if (foreign) {
-			free(a->culprit);
-			a->culprit = strdup(m->path);
-			err = -EMEDIUMTYPE;
-			goto out;
-		}
-	}
-	for (j = 0; j < a->nsites; j++)
-		if (a->sites[j].def->fn == FN_MALLOC)
-			have_malloc = true;
-	err = have_malloc ? 0 : a->stripped ? -ENOEXEC : -ENOENT;
-out:
+	err = examine_maps(a, &maps);
+	if (!err && !maps_malloc(a, &maps))
+		err = a->stripped ? -ENOEXEC : -ENOENT;
 	maps__clear(&maps);
 	return err;
 }
@@ -735,41 +781,49 @@ static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 	return 0;
 }
 
+/* the probes of the objects and sites found since the last call */
 int attach__attach(struct attach *a)
 {
-	size_t i;
+	size_t i, first;
+	void *grown;
 	int err;
 
 	/* return probes first, so that no call is entered under our probes
 	 * and returns without them; sites are in probe_defs order, so free
 	 * comes before the allocators */
 	if (a->multi) {
-		a->link_fds = calloc(2 * a->nobjects, sizeof(*a->link_fds));
-		if (!a->link_fds)
+		grown = realloc(a->link_fds, 2 * a->nobjects * sizeof(*a->link_fds));
+		if (!grown && a->nobjects)
 			return -ENOMEM;
-		for (i = 0; i < a->nobjects; i++) {
+		a->link_fds = grown;
+		first = a->attached_objects;
+		a->attached_objects = a->nobjects;
+		for (i = first; i < a->nobjects; i++) {
 			err = attach_object_multi(a, i, true);
 			if (err)
 				return err;
 		}
-		for (i = 0; i < a->nobjects; i++) {
+		for (i = first; i < a->nobjects; i++) {
 			err = attach_object_multi(a, i, false);
 			if (err)
 				return err;
 		}
 		return 0;
 	}
-	a->links = calloc(2 * a->nsites, sizeof(*a->links));
-	if (!a->links)
+	grown = realloc(a->links, 2 * a->nsites * sizeof(*a->links));
+	if (!grown && a->nsites)
 		return -ENOMEM;
-	for (i = 0; i < a->nsites; i++) {
+	a->links = grown;
+	first = a->attached_sites;
+	a->attached_sites = a->nsites;
+	for (i = first; i < a->nsites; i++) {
 		if (entry_only(a->sites[i].def))
 			continue;
 		err = attach_one(a, &a->sites[i], true);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < a->nsites; i++) {
+	for (i = first; i < a->nsites; i++) {
 		err = attach_one(a, &a->sites[i], false);
 		if (err)
 			return err;
@@ -777,10 +831,37 @@ int attach__attach(struct attach *a)
 	return 0;
 }
 
+int attach__refresh(struct attach *a)
+{
+	struct maps maps;
+	int err;
+
+	err = maps__read(a->pid, &maps);
+	if (err)
+		return err;
+	err = examine_maps(a, &maps);
+	if (!err)
+		err = attach__attach(a);
+	if (!err && !maps_malloc(a, &maps))
+		err = a->stripped ? -ENOEXEC : -ENOENT;
+	maps__clear(&maps);
+	return err;
+}
+
 void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end)
 {
 	*start = a->loader_start;
 	*end = a->loader_end;
+}
+
+bool attach__loader_probed(const struct attach *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsites && a->loader_end; i++)
+		if (a->sites[i].def->fn == FN_MAPS_CHANGE)
+			return true;
+	return false;
 }
 
 const char *attach__culprit(const struct attach *a)
@@ -822,12 +903,12 @@ void attach__describe_sites(const struct attach *a, FILE *out)
 				"emulates)\n", a->sites[i].def->symbol, a->sites[i].shift);
 }
 
-void attach__describe(const struct attach *a, FILE *out)
+static void describe_objects(const struct attach *a, size_t from, FILE *out)
 {
 	bool first = true;
 	size_t i, lib;
 
-	for (i = 0; i < a->nobjects; i++) {
+	for (i = from; i < a->nobjects; i++) {
 		for (lib = 0; lib < LIB__COUNT; lib++) {
 			if (!a->objects[i].sites[lib])
 				continue;	/* ld.so: only its hook */
@@ -836,4 +917,26 @@ void attach__describe(const struct attach *a, FILE *out)
 			first = false;
 		}
 	}
+}
+
+void attach__describe(struct attach *a, FILE *out)
+{
+	describe_objects(a, 0, out);
+	a->described = a->nobjects;
+}
+
+void attach__describe_new(struct attach *a, const char *prefix, FILE *out)
+{
+	size_t i, lib, from = a->described;
+	bool any = false;
+
+	a->described = a->nobjects;
+	for (i = from; i < a->nobjects; i++)
+		for (lib = 0; lib < LIB__COUNT; lib++)
+			any |= a->objects[i].sites[lib] != 0;
+	if (!any)
+		return;
+	fputs(prefix, out);
+	describe_objects(a, from, out);
+	fputc('\n', out);
 }

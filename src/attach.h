@@ -37,6 +37,11 @@ int attach__prepare(struct attach *a);
  * free, then the allocators */
 int attach__attach(struct attach *a);
 
+/* the target's maps changed (an exec): probes on the objects not seen yet.
+ * Errors as attach__find's, for the maps as they are now */
+int attach__refresh(struct attach *a);
+/* ld.so is mapped, and its hook probed: it will say when libraries come */
+bool attach__loader_probed(const struct attach *a);
 /* the code of the dynamic loader (ld.so) the target maps; 0, 0 when none */
 void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end);
 const char *attach__culprit(const struct attach *a);
@@ -46,7 +51,10 @@ const char *attach__link_kind(const struct attach *a);
 /* do the probes stop once the thread they filter on exits? (perf-event links) */
 bool attach__per_thread_filter(const struct attach *a);
 /* "glibc in libc.so.6 (10 functions), libstdc++ in libstdc++.so.6 (8 functions)" */
-void attach__describe(const struct attach *a, FILE *out);
+void attach__describe(struct attach *a, FILE *out);
+/* the same, of the objects probed since the last description, as one line
+ * after prefix; nothing when there are none */
+void attach__describe_new(struct attach *a, const char *prefix, FILE *out);
 /* one line per probe (function, family, module, offset, entry or entry and
  * return), then one per probe placed past its symbol */
 void attach__describe_sites(const struct attach *a, FILE *out);

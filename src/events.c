@@ -57,6 +57,8 @@ struct events {
 	struct heap *heap;
 	uint64_t malformed;
 	bool exec_seen;
+	bool follow_exec;		/* an exec starts a new heap instead of ending */
+	bool exec_pending;		/* one did: nothing is read until events__exec_done() */
 	bool main_exited;
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
@@ -113,6 +115,11 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	}
 	switch (ev->type) {
 	case EVENT_EXEC:
+		if (e->follow_exec) {
+			/* what comes after is the new program's: its heap first */
+			e->exec_pending = true;
+			return 1;
+		}
 		e->exec_seen = true;
 		return 0;
 	case EVENT_MAIN_EXIT:
@@ -223,9 +230,13 @@ static int merge(struct events *e, uint64_t cutoff)
 		struct ring *r = h[0].r;
 
 		err = handle_record(e, h[0].rec, h[0].len);
-		if (err)
+		if (err < 0)
 			break;
 		r->pos += (h[0].len + RINGBUF_HDR_SZ + 7) & ~7UL;
+		if (err > 0) {
+			err = 0;
+			break;
+		}
 		if (!next_record(r, &h[0]))
 			h[0] = h[--n];
 		sift_down(h, n, 0);
@@ -421,7 +432,7 @@ int events__fd(const struct events *e)
  * between two releases of ring space */
 static int read_rings(struct events *e, uint64_t cutoff)
 {
-	int err = merge(e, cutoff);
+	int err = e->exec_pending ? 0 : merge(e, cutoff);
 	uint64_t end = clock__now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
 
 	if (gap > e->longest_gap_ns)
@@ -453,6 +464,22 @@ bool events__main_exited(const struct events *e)
 bool events__exec_seen(const struct events *e)
 {
 	return e->exec_seen;
+}
+
+void events__follow_exec(struct events *e, bool follow)
+{
+	e->follow_exec = follow;
+}
+
+bool events__exec_pending(const struct events *e)
+{
+	return e->exec_pending;
+}
+
+void events__exec_done(struct events *e, struct heap *heap)
+{
+	e->heap = heap;
+	e->exec_pending = false;
 }
 
 uint64_t events__longest_gap_ns(const struct events *e)

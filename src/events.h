@@ -41,6 +41,12 @@ int events__consume(struct events *e);
 int events__flush(struct events *e);
 /* the target called exec: records after that one are dropped */
 bool events__exec_seen(const struct events *e);
+/* with follow, an exec does not end the trace: reading stops at its record
+ * (events__exec_pending) until events__exec_done() hands over the new
+ * program's heap */
+void events__follow_exec(struct events *e, bool follow);
+bool events__exec_pending(const struct events *e);
+void events__exec_done(struct events *e, struct heap *heap);
 /* the main thread exited while others ran on */
 bool events__main_exited(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */

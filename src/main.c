@@ -71,6 +71,10 @@ struct session {
 	bool reported;
 	bool tracing;			/* in trace(): events are read */
 	bool main_exit_told;		/* the probes stopped with the main thread, said once */
+	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
+	int nexecs;			/* execs followed */
+	bool exec_unsettled;		/* the last one's libraries are not probed yet */
+	uint32_t probes_gen;		/* maps_gen when the probes were last brought up to date */
 	/* allocation rate over the last tick, for /metrics */
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
@@ -248,6 +252,10 @@ static int open_bpf(struct session *s)
 	ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, ncpus);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
+	/* a command we started is held at each exec until its new program is
+	 * probed; a -p target is not stopped (its parent may be a shell that
+	 * would take a stop for the user's ^Z) and is followed as it runs */
+	s->skel->rodata->stop_at_exec = !s->opts.pid && !s->opts.no_follow_exec;
 	err = build_unwind_tables(s);
 	if (err)
 		return err;
@@ -270,6 +278,7 @@ static int open_bpf(struct session *s)
 	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
+	events__follow_exec(s->events, !s->opts.no_follow_exec);
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
 		return fail(err, "cannot set up the ring buffers");
@@ -381,6 +390,31 @@ static int load_bpf(struct session *s)
 
 /* tables for libraries mapped since the last look: at once after ld.so
  * says the maps change, and on every tick for the rest ([uprobes], mmap) */
+static void tell_new_probes(struct session *s)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "tracelloc: pid %d: probing as well: ", target__pid(s->target));
+	attach__describe_new(s->attach, prefix, stderr);
+}
+
+/* an allocator library loaded since (dlopen): probed as soon as ld.so says so */
+static void refresh_probes(struct session *s)
+{
+	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
+	uint64_t start, end;
+
+	if (gen == s->probes_gen)
+		return;
+	s->probes_gen = gen;
+	/* a library that cannot be probed stays so; the others are */
+	attach__refresh(s->attach);
+	attach__loader(s->attach, &start, &end);
+	s->skel->bss->loader_start = start;
+	s->skel->bss->loader_end = end;
+	tell_new_probes(s);
+}
+
 static void refresh_unwinder(struct session *s, bool always)
 {
 	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
@@ -447,6 +481,20 @@ static int build_filter(struct session *s)
 	return 0;
 }
 
+/* the target's program, as /proc/PID/exe names it */
+static void exe_path(struct session *s, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", target__pid(s->target));
+	n = readlink(path, buf, size - 1);
+	if (n <= 0)
+		snprintf(buf, size, "?");
+	else
+		buf[n] = '\0';
+}
+
 static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
 				  uint32_t nframes, uint64_t *buf)
 {
@@ -455,6 +503,7 @@ static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frame
 
 static int start_engine(struct session *s)
 {
+	exe_path(s, s->execs, sizeof(s->execs));
 	s->symbolizer = symbolizer__new(target__pid(s->target));
 	if (!s->symbolizer)
 		return fail(-ENOMEM, "cannot start the symbolizer");
@@ -790,6 +839,8 @@ static int after_read(struct session *s, int err)
 	if (err || events__exec_seen(s->events))
 		return err;
 	refresh_unwinder(s, false);
+	if (!events__exec_pending(s->events))
+		refresh_probes(s);
 	nstacks = stacks__count(heap__stacks(s->heap));
 	if (nstacks != s->stacks_at_refresh && clock__now_ns() - s->refreshed_ns >= 10000000ULL) {
 		symbolizer__refresh(s->symbolizer);
@@ -815,18 +866,146 @@ static int consume(struct session *s)
 	return err;
 }
 
-/* The trace ends at an exec: the new program is not the one traced. */
+/* what an exec's new program that cannot be traced ends the trace with */
+static void exec_verdict(struct session *s, int err, char *ending, size_t ending_size)
+{
+	const char *exe = strrchr(s->execs, ' ') ? strrchr(s->execs, ' ') + 1 : s->execs;
+
+	if (err == -ENOENT)
+		snprintf(ending, ending_size, "target called exec of %.200s, which maps no allocator "
+			 "tracelloc knows: stopped there", exe);
+	else if (err == -ENOEXEC)
+		snprintf(ending, ending_size, "target called exec of %.200s, a static binary without "
+			 "a symbol table: stopped there", exe);
+	else if (err == -EMEDIUMTYPE)
+		snprintf(ending, ending_size, "target called exec of %.200s, whose malloc is in %.200s, an "
+			 "allocator tracelloc does not trace: stopped there", exe,
+			 attach__culprit(s->attach));
+	else
+		snprintf(ending, ending_size, "target called exec of %.200s, which could not be "
+			 "probed (%s): stopped there", exe, strerror(-err));
+}
+
+/* probes, tables and names for what the target maps now; 0, or why its
+ * program cannot be traced */
+static int probe_new_files(struct session *s)
+{
+	uint64_t start, end;
+	int err;
+
+	refresh_unwinder(s, true);
+	symbolizer__refresh(s->symbolizer);
+	err = attach__refresh(s->attach);
+	attach__loader(s->attach, &start, &end);
+	s->skel->bss->loader_start = start;
+	s->skel->bss->loader_end = end;
+	s->probes_gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
+	tell_new_probes(s);
+	return err;
+}
+
+/*
+ * The target called exec, and the trace goes on in its new program: the old
+ * heap went with the old program. A command we started was stopped by the
+ * BPF program as its new program began; it waits, stopped, until that
+ * program's files are probed and their tables built: its executable and
+ * ld.so now, its libraries at ld.so's hook (a second stop), before any of
+ * their code runs. A -p target runs on, and is probed as it maps its files.
+ * false, with the ending, when the new program cannot be traced.
+ */
+static bool follow_exec(struct session *s, char *ending, size_t ending_size)
+{
+	pid_t pid = target__pid(s->target);
+	bool hold = s->skel->rodata->stop_at_exec;
+	struct heap *heap;
+	size_t len;
+	int err = 0;
+
+	if (hold && (err = target__wait_stopped(s->target))) {
+		if (target_gone(s))
+			snprintf(ending, ending_size, "target exited");
+		else
+			snprintf(ending, ending_size, "target called exec and was not held there (%s): "
+				 "stopped", strerror(-err));
+		return false;
+	}
+	len = strlen(s->execs);
+	snprintf(s->execs + len, sizeof(s->execs) - len, " -> ");
+	len = strlen(s->execs);
+	exe_path(s, s->execs + len, sizeof(s->execs) - len);
+	s->nexecs++;
+	fprintf(stderr, "tracelloc: pid %d called exec: now %s, traced from its start\n", pid,
+		s->execs + len);
+
+	heap = heap__new();
+	if (!heap) {
+		snprintf(ending, ending_size, "target called exec: out of memory");
+		return false;
+	}
+	heap__set_sampling(heap, s->opts.sample_bytes);
+	heap__destroy(s->heap);
+	s->heap = heap;
+	events__exec_done(s->events, heap);
+	s->reported = false;
+	s->stacks_at_refresh = 0;
+	memset(&s->rate_from, 0, sizeof(s->rate_from));
+	symbolizer__destroy(s->symbolizer);
+	s->symbolizer = symbolizer__new(pid);
+	if (!s->symbolizer) {
+		snprintf(ending, ending_size, "target called exec: out of memory");
+		return false;
+	}
+	symbolizer__set_generation(s->symbolizer, &s->skel->bss->maps_gen);
+	events__set_frames_fn(s->events, map_frames, s->symbolizer);
+
+	err = probe_new_files(s);
+	/* a dynamic program's allocator comes with its libraries: at the hook */
+	s->exec_unsettled = attach__loader_probed(s->attach) && (!err || err == -ENOENT);
+	if (s->exec_unsettled) {
+		if (hold) {
+			s->skel->bss->hook_calls = 0;
+			s->skel->bss->hold_at_hook = 1;
+		}
+		err = 0;
+	}
+	if (hold)
+		target__continue(s->target);
+	if (err)
+		exec_verdict(s, err, ending, ending_size);
+	return !err;
+}
+
+/* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
+static bool settle_exec(struct session *s, char *ending, size_t ending_size)
+{
+	bool hold = s->skel->rodata->stop_at_exec;
+	int err;
+
+	if (!s->exec_unsettled || (hold && s->skel->bss->hold_at_hook))
+		return true;
+	if (hold && target__wait_stopped(s->target))
+		return true;	/* gone: the pidfd says so */
+	s->exec_unsettled = false;
+	err = probe_new_files(s);
+	if (hold)
+		target__continue(s->target);
+	if (err)
+		exec_verdict(s, err, ending, ending_size);
+	return !err;
+}
+
+/* After a read: an exec ends the trace (--no-follow-exec), or is followed. */
 static bool exec_ending(struct session *s, char *ending, size_t ending_size)
 {
-	char path[64], exe[64] = "?";
-	ssize_t n;
+	char exe[256];
 
+	if (events__exec_pending(s->events))
+		return !follow_exec(s, ending, ending_size);
+	if (s->exec_unsettled && s->skel->rodata->stop_at_exec)
+		return !settle_exec(s, ending, ending_size);
 	if (!events__exec_seen(s->events))
 		return false;
-	snprintf(path, sizeof(path), "/proc/%d/exe", target__pid(s->target));
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n > 0)
-		exe[n] = '\0';
+	exe_path(s, exe, sizeof(exe));
 	snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
 	return true;
 }
@@ -943,7 +1122,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
 				consume(s);
-				if (exec_ending(s, ending, ending_size)) {
+				if (exec_ending(s, ending, ending_size) ||
+				    (s->exec_unsettled && !settle_exec(s, ending, ending_size))) {
 					done = true;
 					continue;
 				}
@@ -989,6 +1169,7 @@ static void print_summary(struct session *s, const char *ending)
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
 		.sample_bytes = s->opts.sample_bytes,
+		.execs = s->nexecs ? s->execs : NULL,
 	};
 
 	read_loss(s, &sum.loss);
@@ -1129,7 +1310,7 @@ static void hold_std_fds(void)
 int main(int argc, char **argv)
 {
 	struct session s = { .signal_fd = -1, .report_out = stdout };
-	char ending[128] = "stopped";
+	char ending[512] = "stopped";
 	int err;
 
 	hold_std_fds();

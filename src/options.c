@@ -33,6 +33,7 @@ enum {
 	OPT_LISTEN,
 	OPT_UNWIND,
 	OPT_NO_MMAP,
+	OPT_NO_FOLLOW_EXEC,
 };
 
 static const char usage[] =
@@ -43,6 +44,8 @@ static const char usage[] =
 	"first allocation, and show which call stacks hold memory that was never freed.\n"
 	"\n"
 	"  -p, --pid PID                 trace this running process\n"
+	"      --no-follow-exec          end the trace when the program calls exec (by\n"
+	"                                default the trace goes on in the new program)\n"
 	"  -d, --duration SECS           stop after SECS seconds\n"
 	"  -i, --interval SECS           print a live line every SECS (default 1; 0: off)\n"
 	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
@@ -267,6 +270,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
+		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -351,6 +355,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_NO_MMAP:
 			opts->no_mmap = true;
+			break;
+		case OPT_NO_FOLLOW_EXEC:
+			opts->no_follow_exec = true;
 			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;

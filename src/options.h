@@ -35,6 +35,7 @@ struct options {
 	bool probe_at_symbol;
 	bool empty_probes;
 	bool no_mmap;			/* the program's own mappings are not traced */
+	bool no_follow_exec;		/* an exec ends the trace */
 	unsigned int unwind;		/* enum unwind_mode */
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;

@@ -56,6 +56,8 @@ void report__summary(FILE *out, const struct summary *s)
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
 	fprintf(out, "==> summary: pid %d, traced %.2f s, %s\n", s->pid, s->traced_s, s->ending);
+	if (s->execs)
+		fprintf(out, "    exec: %s (the numbers are the last program's)\n", s->execs);
 	if (s->sample_bytes)
 		fprintf(out, "    sampling: one sample per %" PRIu64 " bytes on average; the numbers "
 			"below are estimates\n", s->sample_bytes);

@@ -44,6 +44,7 @@ struct summary {
 	struct heap_stats stats;
 	struct loss loss;
 	uint64_t sample_bytes;	/* numbers are estimates from samples */
+	const char *execs;	/* the programs exec followed through, or NULL */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

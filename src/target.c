@@ -356,6 +356,38 @@ int target__resume(struct target *t)
 	return 0;
 }
 
+/* the process's state letter in /proc/PID/stat, or 0 */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || p[1] != ' ')
+		return 0;
+	return p[2];
+}
+
+#define STOP_WAIT_MS 2000
+
+int target__wait_stopped(struct target *t)
+{
+	int i;
+
+	for (i = 0; proc_state(t->pid) != 'T'; i++) {
+		if (i >= STOP_WAIT_MS)
+			return -ETIMEDOUT;
+		if (kill(t->pid, 0))
+			return -errno;
+		usleep(1000);
+	}
+	return 0;
+}
+
+int target__continue(struct target *t)
+{
+	return kill(t->pid, SIGCONT) ? -errno : 0;
+}
+
 void target__ending(struct target *t, char *buf, size_t size)
 {
 	int status;

@@ -351,6 +351,12 @@ test_family_rust_rjem() { # a Rust #[global_allocator] over jemalloc's _rjem_-pr
 		"rjem_global: the kept vectors under main"
 }
 
+test_dlopen_allocator() { # an allocator library loaded with dlopen after attach (mimalloc): probed when ld.so says so, its calls exact
+	METRICS="live count" ledger_test dlalloc
+	assert_grep "$T_DIR/live.err" "^tracelloc: pid [0-9]+: probing as well: mimalloc in libmimalloc\.so\.2[^ ]* \([0-9]+ functions\)\$" \
+		"dlalloc: the newly probed library is told"
+}
+
 test_static_two_families() { # a static executable with a _rjem_-prefixed jemalloc and its libc's malloc linked in: both probed, exact ledger
 	family_test static_two_musl jemalloc static_two_musl
 	assert_grep "$T_DIR/live.err" "^tracelloc: attached to pid [0-9]+: .*musl in static_two_musl \([0-9]+ functions\)" \
@@ -604,12 +610,12 @@ test_pidns_container_init() { # -p on the pid 1 of another pid namespace, from o
 	wait "$upid" 2>/dev/null
 }
 
-test_exec() { # the target calls exec: tracing stops there, the ledger before it exact, nothing of the new program
+test_exec_no_follow() { # --no-follow-exec: tracing stops at exec, the ledger before it exact, nothing of the new program
 	need_target execer || return
 	local m
 	for m in live count; do
 		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
-		tl_run "$m" -i 0 -m "$m" -f "$T_DIR/$m.fg" -- "$TB/execer" /usr/bin/ls -R /usr/share/doc
+		tl_run "$m" -i 0 -m "$m" --no-follow-exec -f "$T_DIR/$m.fg" -- "$TB/execer" /usr/bin/ls -R /usr/share/doc
 		check_normal_end "$m" '^target called exec \(now /usr/bin/ls\)' "exec -m $m" || return
 		assert_eq "$SUM_LOST" 0 "exec -m $m: lost events"
 		check_expect_file "$T_DIR/$m.exp" "exec -m $m" || return
@@ -619,6 +625,77 @@ test_exec() { # the target calls exec: tracing stops there, the ledger before it
 			"exec -m $m: the folded file holds only the program traced"
 		assert_no_grep "$T_DIR/$m.fg" 'unknown|ls' "exec -m $m: no frame of the new program"
 	done
+}
+
+# exec_ledger WHAT CHAIN -- COMMAND...: COMMAND execs (through CHAIN, an ERE of
+# the summary's exec line) into build/tests/family, whose ledger must be exact
+# in live bytes and calls: the trace followed each exec, from the new
+# program's first instruction, with a heap of its own
+exec_ledger() {
+	local what=$1 chain=$2 m
+	shift 3
+	for m in live count; do
+		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+		tl_run "$m" -i 0 -m "$m" -f "$T_DIR/$m.fg" -- "$@"
+		ledger_check_one "$what" "$m"
+		assert_grep "$T_DIR/$m.out" "^    exec: $chain \(the numbers are the last program's\)\$" \
+			"$what -m $m: the summary names the programs followed"
+		assert_grep "$T_DIR/$m.err" "^tracelloc: pid [0-9]+ called exec: now $TB/family, traced from its start\$" \
+			"$what -m $m: the exec is told"
+		assert_no_grep "$T_DIR/$m.fg" 'site_before_exec|site_freed' "$what -m $m: nothing of the old program"
+	done
+}
+
+test_exec_follow() { # exec is followed: the new program traced from its start, exact; the old heap dropped
+	need_target execer || return
+	need_target family || return
+	exec_ledger "execer -> family" "$TB/execer -> $TB/family" -- "$TB/execer" "$TB/family"
+}
+
+test_exec_wrapper_script() { # a shell script that execs the program: traced through it, exact
+	need_target family || return
+	printf '#!/bin/sh\nexport WRAPPED=1\nexec "%s" "$@"\n' "$TB/family" >"$T_DIR/run.sh"
+	chmod +x "$T_DIR/run.sh"
+	exec_ledger "run.sh -> family" "/usr/bin/dash -> $TB/family" -- "$T_DIR/run.sh"
+}
+
+test_exec_two_wrappers() { # a script that execs env, which execs the program: two execs followed, exact
+	need_target family || return
+	printf '#!/bin/sh\nexec /usr/bin/env FOO=bar "%s" "$@"\n' "$TB/family" >"$T_DIR/inner.sh"
+	printf '#!/bin/sh\nexec "%s" "$@"\n' "$T_DIR/inner.sh" >"$T_DIR/outer.sh"
+	chmod +x "$T_DIR/inner.sh" "$T_DIR/outer.sh"
+	exec_ledger "outer.sh -> inner.sh -> env -> family" \
+		"/usr/bin/dash -> /usr/bin/dash -> /usr/bin/env -> $TB/family" -- "$T_DIR/outer.sh"
+}
+
+test_exec_untraceable() { # exec into a program with no allocator: the trace ends there and says why
+	need_target execer || return
+	need_target nolibc || return
+	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
+	tl_run n -i 0 -- "$TB/execer" "$TB/nolibc"
+	check_normal_end n "^target called exec of $TB/nolibc, which maps no allocator tracelloc knows: stopped there\$" \
+		"exec into nolibc"
+}
+
+test_exec_follow_pid() { # -p: an exec is followed without stopping the program; the new heap is the new program's
+	need_target sleeper || return
+	local pid
+	printf '#!/bin/sh\nread x <"$1"\nexec "%s" 3\n' "$TB/sleeper" >"$T_DIR/wait.sh"
+	chmod +x "$T_DIR/wait.sh"
+	mkfifo "$T_DIR/go"
+	"$T_DIR/wait.sh" "$T_DIR/go" &
+	pid=$!
+	register_pid "$pid"
+	tl_bg p -p "$pid" -i 0 -t 0 -f "$T_DIR/p.fg"
+	wait_for_grep "$T_DIR/p.err" '^tracelloc: attached' 10 || { fail "-p: not attached"; return; }
+	echo go >"$T_DIR/go"
+	wait_pid "$TL_PID" 20
+	assert_eq "$WAIT_RC" 0 "-p exec: tracelloc exit status"
+	assert_grep "$T_DIR/p.err" "^tracelloc: pid $pid called exec: now $TB/sleeper, traced from its start\$" \
+		"-p exec: the exec is told"
+	assert_grep "$T_DIR/p.out" "^    exec: /usr/bin/dash -> $TB/sleeper " "-p exec: the summary names the programs"
+	assert_eq "$(fold_sum "$T_DIR/p.fg" site_sleeper_start)" 4096 "-p exec: the new program's start block"
+	assert_no_grep "$T_DIR/p.fg" 'dash' "-p exec: nothing of the shell"
 }
 
 test_fork() { # the target forks: the child's calls, and its frees of the parent's blocks, are not the parent's

@@ -52,49 +52,29 @@ static void *mp_checked(void *p, const char *what)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-SITE void *map_keep(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_keep");
-}
+/* a site that maps len bytes, anonymous and private */
+#define MAP_SITE(name)                                                          \
+	SITE void *name(size_t len)                                             \
+	{                                                                       \
+		return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), #name); \
+	}
 
-SITE void *map_freed(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_freed");
-}
-
-SITE void *map_head(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_head");
-}
-
-SITE void *map_tail(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_tail");
-}
-
-SITE void *map_hole(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_hole");
-}
-
-SITE void *map_pieces(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_pieces");
-}
-
-SITE void *map_reserve(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_reserve");
-}
+MAP_SITE(map_keep)
+MAP_SITE(map_freed)
+MAP_SITE(map_head)
+MAP_SITE(map_tail)
+MAP_SITE(map_hole)
+MAP_SITE(map_pieces)
+MAP_SITE(map_reserve)
+MAP_SITE(map_file_over)
+MAP_SITE(remap_src)
+MAP_SITE(remap_shrink_src)
+MAP_SITE(remap_part_src)
+MAP_SITE(remap_fail_src)
 
 SITE void *map_fixed(void *at, size_t len)
 {
 	return mp_checked(mmap(at, len, MP_RW, MP_ANON | MAP_FIXED, -1, 0), "map_fixed");
-}
-
-SITE void *map_file_over(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "map_file_over");
 }
 
 SITE void *map_file(void *at, int fd)
@@ -108,19 +88,9 @@ SITE void *map_stack(size_t len)
 	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON | MAP_STACK, -1, 0), "map_stack");
 }
 
-SITE void *remap_src(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "remap_src");
-}
-
 SITE void *remap_grow(void *p, size_t old_len, size_t len)
 {
 	return mp_checked(mremap(p, old_len, len, MREMAP_MAYMOVE), "remap_grow");
-}
-
-SITE void *remap_shrink_src(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "remap_shrink_src");
 }
 
 SITE void *remap_shrink(void *p, size_t old_len, size_t len)
@@ -128,19 +98,9 @@ SITE void *remap_shrink(void *p, size_t old_len, size_t len)
 	return mp_checked(mremap(p, old_len, len, 0), "remap_shrink");
 }
 
-SITE void *remap_part_src(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "remap_part_src");
-}
-
 SITE void *remap_part(void *p, size_t old_len, size_t len)
 {
 	return mp_checked(mremap(p, old_len, len, MREMAP_MAYMOVE), "remap_part");
-}
-
-SITE void *remap_fail_src(size_t len)
-{
-	return mp_checked(mmap(NULL, len, MP_RW, MP_ANON, -1, 0), "remap_fail_src");
 }
 
 SITE void *remap_fail(void *p, size_t old_len, size_t len)
