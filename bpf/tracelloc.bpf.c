@@ -47,6 +47,8 @@ const volatile __u32 unwind_mode = UNWIND_MODE_FP;
 /* following a command tracelloc started across exec: its new program stops
  * before its first instruction, until the daemon has probed it */
 const volatile bool stop_at_exec = false;
+/* --per-thread: allocations carry their thread's name */
+const volatile bool per_thread = false;
 
 /* How many times ld.so said it changes the maps (dlopen, dlclose: twice
  * each). A library unloaded and another loaded at its place give a return
@@ -74,6 +76,7 @@ struct call_state {
 	__u64 free_addr;
 	__u64 free_sp;
 	__u64 free_ns;
+	__u64 name[THREAD_NAME_LEN / 8];	/* --per-thread: the name last sent */
 	__u8 primed;		/* until_sample was drawn */
 	__u8 old_sampled;	/* sampling: realloc's old block was sampled */
 	/* built here rather than in a per-CPU buffer, which a preempted
@@ -794,6 +797,27 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	return s->walk.n;
 }
 
+/* --per-thread: the thread's name, when it is not the one last sent
+ * (threads name themselves after they start) */
+static __always_inline void send_name(struct call_state *s, __u32 tid)
+{
+	struct name_event ev = { .type = EVENT_THREAD_NAME, .tid = tid };
+	__u64 *name = (__u64 *)ev.name;
+	void *ring;
+
+	if (bpf_get_current_comm(ev.name, sizeof(ev.name)) ||
+	    (name[0] == s->name[0] && name[1] == s->name[1]))
+		return;
+	s->name[0] = name[0];
+	s->name[1] = name[1];
+	ev.ts_ns = bpf_ktime_get_ns();
+	ring = cpu_ring();
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), wakeup_flag(ring))) {
+		count(COUNTER_LOST_ALLOC);
+		s->name[0] = 0;		/* sent again with the next */
+	}
+}
+
 /* one allocation record with the stack of the thread, as its registers are
  * in regs: at the return of an allocator call, or at a system call */
 static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 id,
@@ -803,6 +827,9 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	struct alloc_event *ev = &s->event;
 	void *ring;
 	long len;
+
+	if (per_thread)
+		send_name(s, (__u32)id);
 
 	ev->type = EVENT_ALLOC;
 	ev->tid = (__u32)id;

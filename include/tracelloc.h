@@ -64,6 +64,7 @@ enum event_type {
 	EVENT_MAPS_CHANGE,	/* struct ptr_event: ld.so changes the maps; addr: the new generation */
 	EVENT_MAIN_EXIT,	/* struct ptr_event: the main thread exited, others run on; addr unused */
 	EVENT_UNMAP,		/* struct range_event: pages no longer mapped (munmap, mremap, MAP_FIXED) */
+	EVENT_THREAD_NAME,	/* struct name_event: the thread's name, before its next allocation */
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
@@ -74,6 +75,17 @@ struct ptr_event {
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
+};
+
+#define THREAD_NAME_LEN 16
+
+/* --per-thread: a thread's name (comm), sent when it first allocates and
+ * whenever it has changed since */
+struct name_event {
+	unsigned int type;
+	unsigned int tid;
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
+	char name[THREAD_NAME_LEN];
 };
 
 /* a range of whole pages */

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "threads.h"
 #include "heap.h"
 #include "tracelloc.h"
 
@@ -64,7 +65,8 @@ struct events {
 	uint64_t longest_gap_ns;
 	events_frames_fn frames_fn;
 	void *frames_ctx;
-	uint64_t frames_buf[MAX_STACK_DEPTH];
+	uint64_t frames_buf[MAX_STACK_DEPTH + 1];	/* and the thread's frame */
+	struct threads *threads;	/* --per-thread, else NULL */
 	bool writing;			/* see events__writing() */
 	bool wrote;			/* writing ended, no read since */
 	uint64_t longest_writing_gap_ns;
@@ -92,6 +94,13 @@ static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t s
 	}
 	if (e->frames_fn && nframes > 0)
 		frames = e->frames_fn(e->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
+	/* --per-thread: the thread is the stack's outermost frame */
+	if (e->threads && nframes >= 0) {
+		if (frames != e->frames_buf)
+			memcpy(e->frames_buf, frames, nframes * sizeof(frames[0]));
+		e->frames_buf[nframes++] = threads__frame(e->threads, ev->tid);
+		frames = e->frames_buf;
+	}
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn, frames,
 				 nframes);
@@ -144,6 +153,15 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_REALLOC_FAILED:
 		heap__realloc_failed(e->heap, ev->tid, ev->addr);
 		return 0;
+	case EVENT_THREAD_NAME:
+		if (!e->threads)
+			return 0;
+		if (size < sizeof(struct name_event)) {
+			e->malformed++;
+			return 0;
+		}
+		return threads__set_name(e->threads, ev->tid, ((const struct name_event *)data)->name,
+					 THREAD_NAME_LEN);
 	case EVENT_UNMAP:
 		if (size < sizeof(struct range_event)) {
 			e->malformed++;
@@ -464,6 +482,11 @@ bool events__main_exited(const struct events *e)
 bool events__exec_seen(const struct events *e)
 {
 	return e->exec_seen;
+}
+
+void events__set_threads(struct events *e, struct threads *threads)
+{
+	e->threads = threads;
 }
 
 void events__follow_exec(struct events *e, bool follow)

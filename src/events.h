@@ -41,6 +41,10 @@ int events__consume(struct events *e);
 int events__flush(struct events *e);
 /* the target called exec: records after that one are dropped */
 bool events__exec_seen(const struct events *e);
+struct threads;
+/* --per-thread: names of threads go to threads, and every stack ends with
+ * its thread's frame */
+void events__set_threads(struct events *e, struct threads *threads);
 /* with follow, an exec does not end the trace: reading stops at its record
  * (events__exec_pending) until events__exec_done() hands over the new
  * program's heap */

@@ -40,6 +40,7 @@
 #include "svg.h"
 #include "symbolize.h"
 #include "target.h"
+#include "threads.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 #include "unwinder.h"
@@ -58,6 +59,7 @@ struct session {
 	struct heap *heap;
 	struct events *events;
 	struct symbolizer *symbolizer;
+	struct threads *threads;	/* --per-thread, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
 	struct filter *filter;
@@ -279,6 +281,13 @@ static int open_bpf(struct session *s)
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
 	events__follow_exec(s->events, !s->opts.no_follow_exec);
+	s->skel->rodata->per_thread = s->opts.per_thread;
+	if (s->opts.per_thread) {
+		s->threads = threads__new();
+		if (!s->threads)
+			return fail(-ENOMEM, "cannot start");
+		events__set_threads(s->events, s->threads);
+	}
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
 		return fail(err, "cannot set up the ring buffers");
@@ -558,6 +567,7 @@ static struct profile *snapshot(struct session *s, bool for_writer)
 		.symbolizer = s->symbolizer,
 		.filter = s->filter,
 		.allocator_frame = for_writer && s->opts.allocator_frame,
+		.threads = s->threads,
 		.idle = for_writer ? consume_while_writing : NULL,
 		.idle_ctx = s,
 	};
@@ -1184,6 +1194,7 @@ static void session_destroy(struct session *s)
 	http__destroy(s->http);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
+	threads__destroy(s->threads);
 	symbolizer__destroy(s->symbolizer);
 	unwinder__destroy(s->unwinder);
 	events__destroy(s->events);

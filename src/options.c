@@ -34,6 +34,7 @@ enum {
 	OPT_UNWIND,
 	OPT_NO_MMAP,
 	OPT_NO_FOLLOW_EXEC,
+	OPT_PER_THREAD,
 };
 
 static const char usage[] =
@@ -61,6 +62,9 @@ static const char usage[] =
 	"      --min-age SECS            only allocations live for at least SECS\n"
 	"  -s, --sort KEY                order of the top allocators: live (bytes, default),\n"
 	"                                allocs (allocation calls), count (live allocations)\n"
+	"      --per-thread              group by the allocating thread's name: a line per\n"
+	"                                thread, and the thread as every stack's root frame\n"
+	"                                (pprof: a thread label)\n"
 	"\n"
 	"Filters (POSIX extended regular expressions on function names):\n"
 	"  -e, --exclude REGEX           hide frames that match (repeatable)\n"
@@ -271,6 +275,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -358,6 +363,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_NO_FOLLOW_EXEC:
 			opts->no_follow_exec = true;
+			break;
+		case OPT_PER_THREAD:
+			opts->per_thread = true;
 			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;

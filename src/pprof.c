@@ -373,6 +373,8 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 		      const struct shown_frame *frames, int n)
 {
 	Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	Perftools__Profiles__Label label = PERFTOOLS__PROFILES__LABEL__INIT, *labels[1] = { &label };
+	const char *thread = profile__thread(st->p, s);
 	int64_t values[V__COUNT];
 	uint64_t *grown;
 	int i, j;
@@ -401,6 +403,15 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	sample.n_value = V__COUNT;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
 	sample.value = values;
+	if (thread) {
+		/* the bare name: "thread NAME" is the stack's root frame */
+		label.key = string_index(b, "thread");
+		label.str = string_index(b, thread + strlen("thread "));
+		/* cppcheck-suppress unreadVariable ; packed through sample.base */
+		sample.n_label = 1;
+		/* cppcheck-suppress unreadVariable ; packed through sample.base */
+		sample.label = labels;
+	}
 	put_message(st, F_SAMPLE, &sample.base);
 	return st->err;
 }

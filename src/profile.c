@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "profile.h"
 #include "filter.h"
+#include "profile.h"
 #include "sort.h"
 #include "symbolize.h"
+#include "threads.h"
 #include "tracelloc.h"
 
 #define IDLE_EVERY_NS 10000000ULL
@@ -134,6 +135,9 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 	const uint64_t *frames = stacks__frames(p->stack_table, s->stack_id, nframes);
 	uint32_t i;
 
+	/* the thread's frame is no code: profile__thread() tells of it */
+	if (*nframes && IS_THREAD_FRAME(frames[*nframes - 1]))
+		(*nframes)--;
 	/* a frame-pointer walk through code that uses rbp for data goes on with
 	 * garbage: stop after the first frame that lies in no module */
 	for (i = 0; i < *nframes && p->opts.symbolizer; i++) {
@@ -143,6 +147,17 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 		}
 	}
 	return frames;
+}
+
+const char *profile__thread(const struct profile *p, const struct profile_stack *s)
+{
+	const uint64_t *frames;
+	uint32_t n;
+
+	if (!p->opts.threads)
+		return NULL;
+	frames = stacks__frames(p->stack_table, s->stack_id, &n);
+	return n ? threads__label(p->opts.threads, frames[n - 1]) : NULL;
 }
 
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame)
@@ -239,14 +254,16 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	bool focused = !filter__has_focus(filter);
 	size_t n = 0, kept = 0, k;
 	uint32_t hidden_inside = 0, nraw, i, j;
+	const char *thread;
 	const uint64_t *raw;
 	int err;
 
 	/* before the frames are fetched: reading events may move them */
 	profile__idle(p);
 	raw = profile__frames(p, s, &nraw);
+	thread = profile__thread(p, s);
 
-	err = reserve_shown(p, 1 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
+	err = reserve_shown(p, 2 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
 	if (err)
 		return err;
 	if (p->opts.allocator_frame) {
@@ -273,13 +290,18 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		p->shown[n] = (struct shown_frame){ .function = "[unknown]", .frame = -1 };
 		n++;
 	}
+	if (thread) {
+		p->shown[n] = (struct shown_frame){ .function = thread, .frame = -1 };
+		n++;
+	}
 	/* focus looks at every frame, hidden ones too; then drop the hidden */
 	for (k = 0; k < n && !focused; k++)
 		focused = filter__focuses(filter, p->shown[k].function);
 	if (!focused)
 		return 0;
 	for (k = 0; k < n; k++) {
-		if (filter__hides(filter, p->shown[k].function) && !(k == 0 && p->opts.allocator_frame)) {
+		if (filter__hides(filter, p->shown[k].function) &&
+		    !(k == 0 && p->opts.allocator_frame) && !(k == n - 1 && thread)) {
 			if (kept)
 				p->shown[kept - 1].hidden_outside++;
 			else

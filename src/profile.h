@@ -11,6 +11,7 @@
 #include "symbolize.h"
 
 struct filter;
+struct threads;
 
 /*
  * One model for every output: a read-only snapshot of "stacks with metrics",
@@ -28,6 +29,8 @@ struct profile_opts {
 	struct symbolizer *symbolizer;	/* NULL: every frame is "[unknown]" */
 	struct filter *filter;		/* NULL: show every frame */
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
+	/* --per-thread: the names of the thread frames that end the stacks */
+	const struct threads *threads;
 	/*
 	 * Called through profile__idle, at most every idle_every_ns (0: 10 ms),
 	 * while a writer works: the daemon reads its events meanwhile. The
@@ -79,6 +82,8 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric);
  * first frame outside every module */
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes);
+/* the stack's thread, "thread NAME" (--per-thread), or NULL */
+const char *profile__thread(const struct profile *p, const struct profile_stack *s);
 /* what is known of a frame (its function, inlined calls, file:line) */
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame);
 /*

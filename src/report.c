@@ -203,6 +203,58 @@ static void format_age(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
 }
 
+/* --per-thread: what each thread name holds and did, by live bytes */
+struct thread_line {
+	const char *name;
+	uint64_t live_bytes, live_count, calls;
+};
+
+static int by_live_desc(const void *a, const void *b)
+{
+	const struct thread_line *x = a, *y = b;
+
+	return x->live_bytes != y->live_bytes ? (x->live_bytes < y->live_bytes ? 1 : -1)
+					      : strcmp(x->name, y->name);
+}
+
+static int print_threads(FILE *out, struct profile *p, const struct report_opts *o)
+{
+	struct thread_line *lines = NULL, *grown;
+	size_t n = 0, i, j;
+	char size[32];
+
+	for (i = 0; i < p->count; i++) {
+		const char *name = profile__thread(p, &p->stacks[i]);
+
+		if (!name)
+			return 0;
+		for (j = 0; j < n && lines[j].name != name; j++)
+			;
+		if (j == n) {
+			grown = realloc(lines, (n + 1) * sizeof(*lines));
+			if (!grown) {
+				free(lines);
+				return -ENOMEM;
+			}
+			lines = grown;
+			lines[n++] = (struct thread_line){ .name = name };
+		}
+		lines[j].live_bytes += p->stacks[i].totals.live_bytes;
+		lines[j].live_count += p->stacks[i].totals.live_count;
+		lines[j].calls += p->stacks[i].totals.alloc_count;
+	}
+	qsort(lines, n, sizeof(*lines), by_live_desc);
+	fprintf(out, "%s==> %zu threads by live bytes%s\n", BOLD(o), n, RESET(o));
+	for (i = 0; i < n; i++) {
+		report__human_bytes(lines[i].live_bytes, size, sizeof(size));
+		fprintf(out, "    %s: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
+			" allocation calls\n", lines[i].name, SIZE(o), size, RESET(o),
+			lines[i].live_count, lines[i].calls);
+	}
+	free(lines);
+	return 0;
+}
+
 int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		const struct report_opts *o)
 {
@@ -233,6 +285,9 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		views[i].shown = -1;
 		by_id[p->stacks[i].stack_id] = &views[i];
 	}
+	err = print_threads(out, p, o);
+	if (err)
+		goto out;
 
 	/* one pass over the live blocks: per-stack totals of the old enough
 	 * ones, and the largest (insertion into a short sorted list) */

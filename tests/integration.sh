@@ -610,6 +610,47 @@ test_pidns_container_init() { # -p on the pid 1 of another pid namespace, from o
 	wait "$upid" 2>/dev/null
 }
 
+# thread_site_sum FOLDED THREAD: bytes of the lines rooted at "thread THREAD"
+# that pass through one of pool.c's sites
+thread_site_sum() {
+	awk -v want="thread $2" '
+		match($0, / [0-9]+$/) {
+			n = split(substr($0, 1, RSTART - 1), fr, ";")
+			if (fr[1] != want)
+				next
+			for (i = 2; i <= n; i++)
+				if (fr[i] ~ /^site_(main|worker|io|late)$/) {
+					s += substr($0, RSTART + 1)
+					break
+				}
+		}
+		END { printf "%.0f\n", s }' "$1"
+}
+
+test_per_thread() { # --per-thread: the thread name as every stack's root, a line per thread; exact per thread (pprof: tests/pprof.sh)
+	need_target pool || return
+	local name want
+	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")
+	tl_run t -i 0 -t 1 --per-thread -f "$T_DIR/t.fg" -- "$TB/pool"
+	check_normal_end t '^target exited with status 0$' "--per-thread" || return
+	check_expect_file "$T_DIR/t.exp" "--per-thread" || return
+	check_ledger "$T_DIR/t.exp" "$T_DIR/t.fg" live "--per-thread"
+	while read -r _ name want; do
+		assert_eq "$(thread_site_sum "$T_DIR/t.fg" "$name")" "$want" "--per-thread: live bytes of thread $name"
+	done < <(grep '^thread ' "$T_DIR/t.exp")
+	assert_no_grep "$T_DIR/t.fg" '^[^t]|^t[^h]' "--per-thread: every stack rooted at its thread"
+	assert_grep "$T_DIR/t.out" '^==> 4 threads by live bytes$' "--per-thread: the report's thread section"
+	assert_grep "$T_DIR/t.out" '^    thread worker: 2\.93 KiB live in 3 allocations, 6 allocation calls$' \
+		"--per-thread: the worker line (3 x 1000 live; 6 calls)"
+	assert_grep "$T_DIR/t.out" '^    thread late: 70 B live in 1 allocations, 1 allocation calls$' \
+		"--per-thread: a thread's bytes before it named itself are under its first name"
+	# without the option: no thread frames (so the checks above can fail)
+	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
+	tl_run n -i 0 -t 1 -f "$T_DIR/n.fg" -- "$TB/pool"
+	assert_no_grep "$T_DIR/n.fg" '^thread ' "no --per-thread: no thread frames"
+	assert_no_grep "$T_DIR/n.out" 'threads by live bytes' "no --per-thread: no thread section"
+}
+
 test_exec_no_follow() { # --no-follow-exec: tracing stops at exec, the ledger before it exact, nothing of the new program
 	need_target execer || return
 	local m

@@ -224,6 +224,20 @@ test_file_ledger() { # --pprof: each site's inuse/alloc space/objects exactly, p
 	assert_grep "$T_DIR/b-default.top" "^File: basic$" "basic: the main binary names the profile"
 }
 
+test_file_thread_label() { # --per-thread: each sample has a thread label; go tool pprof -tags sums them exactly
+	need_target pool || return
+	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")
+	tl_run t -i 0 -t 0 --per-thread --pprof "$T_DIR/t.pb.gz" -- "$TB/pool"
+	check_normal_end t '^target exited with status 0$' "--per-thread --pprof" || return
+	go tool pprof -sample_index=inuse_space -tags "$T_DIR/t.pb.gz" >"$T_DIR/tags" 2>&1
+	assert_grep "$T_DIR/tags" '^ *2\.9kB \( *[0-9.]+%\): worker$' "--per-thread: pprof's thread label of the workers (3 x 1000 live)"
+	assert_grep "$T_DIR/tags" '^ *600\.0B \( *[0-9.]+%\): io$' "--per-thread: pprof's thread label of io (2 x 300)"
+	assert_grep "$T_DIR/tags" '^ *70\.0B \( *[0-9.]+%\): late$' "--per-thread: pprof's thread label of late"
+	go tool pprof -sample_index=inuse_space -tagfocus=thread=io -top "$T_DIR/t.pb.gz" >"$T_DIR/io" 2>&1
+	assert_grep "$T_DIR/io" '^Showing nodes accounting for 600B, ' "--per-thread: -tagfocus=thread=io keeps io's 600 bytes alone"
+	assert_grep "$T_DIR/io" '^ *600B +[0-9.]+% +[0-9.]+% +600B +[0-9.]+% +site_io$' "--per-thread: -tagfocus=thread=io: site_io"
+}
+
 test_file_traces_inline() { # -traces: inlined frames in order with exact bytes; -raw: several lines of one location, at the target's own lines
 	need_target inline || return
 	TL_ENV=(TL_EXPECT="$T_DIR/i.exp")
