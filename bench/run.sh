@@ -31,7 +31,11 @@
 #    speed (lost events), the tables' size and build time, and the attach to
 #    /usr/bin/python3.11. BENCH_ONLY=7 runs this section alone.
 # 8. Allocator families: churn linked against jemalloc, tcmalloc, mimalloc
-#    and musl beside glibc's, each against its own floor. BENCH_ONLY=8.
+#    and musl beside glibc's, each against its own floor; and what probing
+#    glibc's posix_memalign past its first instruction saves. BENCH_ONLY=8.
+# 9. A throttled daemon: tracelloc in a cgroup held to BENCH_THROTTLE_PCT (30)
+#    percent of a CPU while the holder allocates its blocks at full speed:
+#    lost events and the longest gap between two reads. BENCH_ONLY=9.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -682,6 +686,7 @@ if [ "${BENCH_ONLY:-}" = 7 ]; then
 	echo "================================================================ targets (section 7 alone)"
 	nofp_verdicts
 families_verdict
+throttled_verdict
 	exit 0
 fi
 
@@ -770,6 +775,85 @@ if [ "${BENCH_ONLY:-}" = 8 ]; then
 	echo
 	echo "================================================================ targets (section 8 alone)"
 	families_verdict
+	exit 0
+fi
+
+
+# Section 9 (or alone: BENCH_ONLY=9): the daemon held to a share of one CPU
+# (a cgroup's CPU quota on tracelloc alone) while the target allocates at full
+# speed: the rings must absorb its longest pause at any number of live
+# blocks. A slower host, or a busy one, is such a daemon.
+THROTTLE_QUOTA_PCT=${BENCH_THROTTLE_PCT:-30}
+
+# makes a cgroup that holds its tasks to QUOTA percent of a CPU; prints the
+# file to write a pid into to put it there
+throttle_cgroup() {
+	local pct=$1 dir
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		dir=/sys/fs/cgroup/tracelloc-bench
+		mkdir -p "$dir" 2>/dev/null && echo "$((pct * 1000)) 100000" >"$dir/cpu.max" 2>/dev/null || return 1
+	elif [ -d /sys/fs/cgroup/cpu ]; then
+		dir=/sys/fs/cgroup/cpu/tracelloc-bench
+		mkdir -p "$dir" 2>/dev/null && echo 100000 >"$dir/cpu.cfs_period_us" &&
+			echo "$((pct * 1000))" >"$dir/cpu.cfs_quota_us" 2>/dev/null || return 1
+	else
+		return 1
+	fi
+	echo "$dir/cgroup.procs"
+}
+
+section_throttled() {
+	local procs hpid dpid
+	echo
+	echo "== 9. a throttled daemon: tracelloc held to ${THROTTLE_QUOTA_PCT}% of a CPU, $HOLD live blocks"
+	THROTTLE_LOST="" THROTTLE_GAP=""
+	if ! procs=$(throttle_cgroup "$THROTTLE_QUOTA_PCT"); then
+		echo "  no cgroup with a CPU quota could be made: not measured"
+		return
+	fi
+	"$HOLDER" "$HOLD" >"$LOGS/throttled.target" 2>&1 &
+	hpid=$!
+	STARTED+=("$hpid")
+	wait_line "$LOGS/throttled.target" '^ready' 60 "$hpid" || { note "holder did not start"; return; }
+	(echo "$BASHPID" >"$procs" && exec "$TRACELLOC" -v -p "$hpid" -i 1 -t 0) \
+		>"$LOGS/throttled.out" 2>"$LOGS/throttled.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	if ! wait_line "$LOGS/throttled.err" 'attached to pid' 60 "$dpid"; then
+		note "tracelloc did not attach (throttled): $(tail -1 "$LOGS/throttled.err")"
+		signal_ours KILL "$hpid"
+		return
+	fi
+	signal_ours USR1 "$hpid"
+	wait_line "$LOGS/throttled.target" '^holding' 900 "$hpid" 0.2
+	sleep 2
+	signal_ours INT "$dpid"
+	wait_exit "$dpid" 120
+	signal_ours USR1 "$hpid"
+	wait_exit "$hpid" 60
+	THROTTLE_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/throttled.out")
+	THROTTLE_GAP=$(sed -n 's/.*ring buffer was read at least every \([0-9.]*\) ms.*/\1/p' "$LOGS/throttled.err")
+	echo "  $(sed -n 's/^holding/allocated/p' "$LOGS/throttled.target") under the throttled tracer;" \
+	     "lost events: ${THROTTLE_LOST:-?}; the longest gap between two reads of the rings: ${THROTTLE_GAP:-?} ms"
+	rmdir "$(dirname "$procs")" 2>/dev/null
+}
+
+throttled_verdict() {
+	local v=FAIL
+	if ! isnum "${THROTTLE_LOST:-x}"; then
+		echo "N/A  a daemon held to ${THROTTLE_QUOTA_PCT}% of a CPU loses no event at $HOLD live blocks: not measured"
+		return
+	fi
+	[ "$THROTTLE_LOST" = 0 ] && v=PASS
+	echo "$v a daemon held to ${THROTTLE_QUOTA_PCT}% of a CPU loses no event at $HOLD live blocks:" \
+	     "$THROTTLE_LOST lost; longest gap between reads ${THROTTLE_GAP:-?} ms"
+}
+
+if [ "${BENCH_ONLY:-}" = 9 ]; then
+	section_throttled
+	echo
+	echo "================================================================ targets (section 9 alone)"
+	throttled_verdict
 	exit 0
 fi
 
@@ -1047,6 +1131,7 @@ fi
 
 section_nofp
 section_families
+section_throttled
 
 # ---------------------------------------------------------------- report
 

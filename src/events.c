@@ -230,10 +230,23 @@ static inline void sift_down(struct head *h, int n, int i)
  * that. So a record stamped before the read began has everything it depends
  * on in the rings already, and later ones wait for the next read.
  */
+/* records handled between two releases of ring space within a batch */
+#define RELEASE_EVERY 512
+
+/* the kernel may reuse the space of what was handled */
+static void release_space(struct events *e)
+{
+	int i;
+
+	for (i = 0; i < e->nrings; i++)
+		__atomic_store_n(e->rings[i].consumer_pos, e->rings[i].pos, __ATOMIC_RELEASE);
+}
+
 static int merge(struct events *e, uint64_t cutoff)
 {
 	struct head *h = e->heads;
 	int i, n = 0, err = 0;
+	unsigned int handled = 0;
 
 	for (i = 0; i < e->nrings; i++) {
 		struct ring *r = &e->rings[i];
@@ -255,13 +268,16 @@ static int merge(struct events *e, uint64_t cutoff)
 			err = 0;
 			break;
 		}
+		/* a batch can take long on a slow or busy host: give its space
+		 * back as it goes, not only at its end, so the rings never wait
+		 * for the whole batch */
+		if (++handled % RELEASE_EVERY == 0)
+			release_space(e);
 		if (!next_record(r, &h[0]))
 			h[0] = h[--n];
 		sift_down(h, n, 0);
 	}
-	/* the kernel may reuse the space of what was handled */
-	for (i = 0; i < e->nrings; i++)
-		__atomic_store_n(e->rings[i].consumer_pos, e->rings[i].pos, __ATOMIC_RELEASE);
+	release_space(e);
 	return err;
 }
 

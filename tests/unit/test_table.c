@@ -771,3 +771,46 @@ TEST(stacks_many)
 	ASSERT_EQ(stacks__count(s), N, "count after re-interning");
 	stacks__destroy(s);
 }
+
+/* Past 64K slots the next slots are made ahead of a doubling (prepare_step):
+ * keys inserted, many removed while the next slots wait, the load climbing
+ * again through the doubling, every key found or not as it should be */
+TEST(table_doubling_prepared_ahead)
+{
+	enum { NKEYS = 200000 };
+	uint64_t *keys = random_keys(NKEYS, 51);
+	struct table *t = table__new(sizeof(uint64_t));
+	size_t i, found = 0;
+	uint64_t *v;
+
+	ASSERT_OK_PTR(keys, "keys");
+	ASSERT_OK_PTR(t, "table__new");
+	/* 45000 of 65536 slots: the next slots are being faulted in */
+	for (i = 0; i < 45000; i++) {
+		v = table__upsert(t, keys[i], NULL);
+		ASSERT_OK_PTR(v, "upsert %zu", i);
+		*v = keys[i] ^ 1;
+	}
+	/* 1 MiB of slots, and half of the next 2 MiB faulted in by now */
+	ASSERT_GT(table__memory(t), (size_t)65536 * 16 * 3 / 2, "the next slots are counted");
+	for (i = 0; i < 45000; i += 2)
+		ASSERT_OK(table__remove(t, keys[i], NULL), "remove %zu", i);
+	for (i = 45000; i < NKEYS; i++) {
+		v = table__upsert(t, keys[i], NULL);
+		ASSERT_OK_PTR(v, "upsert %zu", i);
+		*v = keys[i] ^ 1;
+	}
+	for (i = 0; i < NKEYS; i++) {
+		v = table__lookup(t, keys[i]);
+		if (i < 45000 && i % 2 == 0) {
+			ASSERT_NULL(v, "key %zu was removed", i);
+			continue;
+		}
+		ASSERT_OK_PTR(v, "key %zu", i);
+		ASSERT_EQ(*v, keys[i] ^ 1, "value of key %zu", i);
+		found++;
+	}
+	ASSERT_EQ(found, table__count(t), "count");
+	table__destroy(t);
+	free(keys);
+}
