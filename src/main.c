@@ -397,8 +397,17 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
-/* tables for libraries mapped since the last look: at once after ld.so
- * says the maps change, and on every tick for the rest ([uprobes], mmap) */
+/* the program's mappings made by the loader (a dlopen'ed library's .bss)
+ * are its own: where its code is now */
+static void set_loader(struct session *s)
+{
+	uint64_t start, end;
+
+	attach__loader(s->attach, &start, &end);
+	s->skel->bss->loader_start = start;
+	s->skel->bss->loader_end = end;
+}
+
 static void tell_new_probes(struct session *s)
 {
 	char prefix[64];
@@ -411,19 +420,18 @@ static void tell_new_probes(struct session *s)
 static void refresh_probes(struct session *s)
 {
 	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
-	uint64_t start, end;
 
 	if (gen == s->probes_gen)
 		return;
 	s->probes_gen = gen;
 	/* a library that cannot be probed stays so; the others are */
 	attach__refresh(s->attach);
-	attach__loader(s->attach, &start, &end);
-	s->skel->bss->loader_start = start;
-	s->skel->bss->loader_end = end;
+	set_loader(s);
 	tell_new_probes(s);
 }
 
+/* tables for libraries mapped since the last look: at once after ld.so
+ * says the maps change, and on every tick for the rest ([uprobes], mmap) */
 static void refresh_unwinder(struct session *s, bool always)
 {
 	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
@@ -446,12 +454,7 @@ static int attach_probes(struct session *s)
 	if (!s->skel->links.on_thread_exit)
 		return fail(-errno, "cannot watch pid %d for exits", target__pid(s->target));
 	if (!s->opts.no_mmap) {
-		/* the loader's mappings (a dlopen'ed library's .bss) are its own */
-		uint64_t start, end;
-
-		attach__loader(s->attach, &start, &end);
-		s->skel->bss->loader_start = start;
-		s->skel->bss->loader_end = end;
+		set_loader(s);
 		s->skel->links.on_sys_enter = bpf_program__attach(s->skel->progs.on_sys_enter);
 		s->skel->links.on_sys_exit = s->skel->links.on_sys_enter ?
 			bpf_program__attach(s->skel->progs.on_sys_exit) : NULL;
@@ -900,15 +903,12 @@ static void exec_verdict(struct session *s, int err, char *ending, size_t ending
  * program cannot be traced */
 static int probe_new_files(struct session *s)
 {
-	uint64_t start, end;
 	int err;
 
 	refresh_unwinder(s, true);
 	symbolizer__refresh(s->symbolizer);
 	err = attach__refresh(s->attach);
-	attach__loader(s->attach, &start, &end);
-	s->skel->bss->loader_start = start;
-	s->skel->bss->loader_end = end;
+	set_loader(s);
 	s->probes_gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
 	tell_new_probes(s);
 	return err;
@@ -944,7 +944,7 @@ static bool follow_exec(struct session *s, char *ending, size_t ending_size)
 	len = strlen(s->execs);
 	exe_path(s, s->execs + len, sizeof(s->execs) - len);
 	s->nexecs++;
-	fprintf(stderr, "tracelloc: pid %d called exec: now %s, traced from its start\n", pid,
+	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid,
 		s->execs + len);
 
 	heap = heap__new();

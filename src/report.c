@@ -223,6 +223,8 @@ static int print_threads(FILE *out, struct profile *p, const struct report_opts 
 	size_t n = 0, i, j;
 	char size[32];
 
+	if (!p->opts.threads)
+		return 0;
 	for (i = 0; i < p->count; i++) {
 		const char *name = profile__thread(p, &p->stacks[i]);
 
@@ -243,7 +245,8 @@ static int print_threads(FILE *out, struct profile *p, const struct report_opts 
 		lines[j].live_count += p->stacks[i].totals.live_count;
 		lines[j].calls += p->stacks[i].totals.alloc_count;
 	}
-	qsort(lines, n, sizeof(*lines), by_live_desc);
+	if (n)
+		qsort(lines, n, sizeof(*lines), by_live_desc);
 	fprintf(out, "%s==> %zu threads by live bytes%s\n", BOLD(o), n, RESET(o));
 	for (i = 0; i < n; i++) {
 		report__human_bytes(lines[i].live_bytes, size, sizeof(size));

@@ -681,7 +681,7 @@ exec_ledger() {
 		ledger_check_one "$what" "$m"
 		assert_grep "$T_DIR/$m.out" "^    exec: $chain \(the numbers are the last program's\)\$" \
 			"$what -m $m: the summary names the programs followed"
-		assert_grep "$T_DIR/$m.err" "^tracelloc: pid [0-9]+ called exec: now $TB/family, traced from its start\$" \
+		assert_grep "$T_DIR/$m.err" "^tracelloc: pid [0-9]+ called exec: now $TB/family\$" \
 			"$what -m $m: the exec is told"
 		assert_no_grep "$T_DIR/$m.fg" 'site_before_exec|site_freed' "$what -m $m: nothing of the old program"
 	done
@@ -732,7 +732,7 @@ test_exec_follow_pid() { # -p: an exec is followed without stopping the program;
 	echo go >"$T_DIR/go"
 	wait_pid "$TL_PID" 20
 	assert_eq "$WAIT_RC" 0 "-p exec: tracelloc exit status"
-	assert_grep "$T_DIR/p.err" "^tracelloc: pid $pid called exec: now $TB/sleeper, traced from its start\$" \
+	assert_grep "$T_DIR/p.err" "^tracelloc: pid $pid called exec: now $TB/sleeper\$" \
 		"-p exec: the exec is told"
 	assert_grep "$T_DIR/p.out" "^    exec: /usr/bin/dash -> $TB/sleeper " "-p exec: the summary names the programs"
 	assert_eq "$(fold_sum "$T_DIR/p.fg" site_sleeper_start)" 4096 "-p exec: the new program's start block"
