@@ -685,8 +685,6 @@ if [ "${BENCH_ONLY:-}" = 7 ]; then
 	echo
 	echo "================================================================ targets (section 7 alone)"
 	nofp_verdicts
-families_verdict
-throttled_verdict
 	exit 0
 fi
 
@@ -1292,6 +1290,7 @@ echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATT
      "(\"attached\" line: $ATTACH_LINE_MS ms)"
 nofp_verdicts
 families_verdict
+throttled_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then
