@@ -693,6 +693,28 @@ test_exec_follow() { # exec is followed: the new program traced from its start, 
 	exec_ledger "execer -> family" "$TB/execer -> $TB/family" -- "$TB/execer" "$TB/family"
 }
 
+test_exec_follow_static() { # exec into a static glibc binary and into a musl one: each probed at its first stop, exact
+	need_target execer || return
+	need_target family_static || return
+	need_target family_musl || return
+	exec_ledger_to() {
+		local target=$1 m
+		for m in live count; do
+			TL_ENV=(TL_EXPECT="$T_DIR/$target-$m.exp")
+			tl_run "$target-$m" -i 0 -m "$m" -f "$T_DIR/$target-$m.fg" -- "$TB/execer" "$TB/$target"
+			check_normal_end "$target-$m" '^target exited with status 0$' "execer -> $target -m $m" || return
+			check_expect_file "$T_DIR/$target-$m.exp" "execer -> $target" || return
+			check_ledger "$T_DIR/$target-$m.exp" "$T_DIR/$target-$m.fg" "$m" "execer -> $target -m $m"
+			assert_eq "$SUM_LOST" 0 "execer -> $target -m $m: lost events"
+			check_invariant "execer -> $target -m $m"
+		done
+	}
+	exec_ledger_to family_static
+	exec_ledger_to family_musl
+	assert_grep "$T_DIR/family_musl-live.err" "^tracelloc: pid [0-9]+: probing as well: musl in libc\.so " \
+		"execer -> family_musl: musl probed after the exec"
+}
+
 test_exec_wrapper_script() { # a shell script that execs the program: traced through it, exact
 	need_target family || return
 	printf '#!/bin/sh\nexport WRAPPED=1\nexec "%s" "$@"\n' "$TB/family" >"$T_DIR/run.sh"
