@@ -28,11 +28,20 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* the target's pid as tracelloc sees it: in tracelloc's pid namespace,
- * given by pidns_dev and pidns_ino when that is not the initial one */
-const volatile __u32 target_tgid = 0;
+/* pids as tracelloc sees them: in tracelloc's pid namespace, given by
+ * pidns_dev and pidns_ino (and its depth, pidns_level) when that is not the
+ * initial one */
 const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
+const volatile __u32 pidns_level = 0;
+/* --follow-forks: a traced process's new child stops at its first
+ * instruction and is traced as its own process */
+const volatile bool follow_forks = false;
+/* --comm: a program of this name that starts (exec) is traced as well */
+const volatile bool by_comm = false;
+const volatile __u64 comm_name[THREAD_NAME_LEN / 8] = {};
+/* the program's own mappings (not --no-mmap) */
+const volatile bool trace_mmap = true;
 /* benchmarks: the same probes doing nothing, the floor of what tracing costs */
 const volatile bool empty_probes = false;
 /* wake the daemon once this much waits in the ring buffer; it also polls on a
@@ -44,24 +53,19 @@ const volatile __u64 sample_bytes = 0;
 const volatile __u32 neg_log_table[EXP_TABLE_SIZE] = {};
 /* enum unwind_mode */
 const volatile __u32 unwind_mode = UNWIND_MODE_FP;
-/* following a command tracelloc started across exec: its new program stops
- * before its first instruction, until the daemon has probed it */
-const volatile bool stop_at_exec = false;
 /* --per-thread: allocations carry their thread's name */
 const volatile bool per_thread = false;
 
-/* How many times ld.so said it changes the maps (dlopen, dlclose: twice
- * each). A library unloaded and another loaded at its place give a return
- * address two meanings; each stack carries the generation it was taken in,
- * and the daemon reads the maps of each generation. */
-__u32 maps_gen = 0;
+/* the traced processes: tgid (in tracelloc's pid namespace) -> slot in
+ * procs[]; the daemon adds and removes them */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4 * MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} traced SEC(".maps");
 
-/* After an exec held at its start (stop_at_exec), the daemon sets this when
- * the new program's ld.so is probed: it stops the program again at ld.so's
- * second call of its hook, when the libraries are mapped and none of their
- * code has run. */
-__u32 hold_at_hook = 0;
-__u32 hook_calls = 0;
+struct proc_state procs[MAX_PROCS] = {};
 
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
@@ -92,6 +96,7 @@ struct call_state {
 		__u64 sp;
 		__u32 version;		/* mods_version, read once per walk */
 		__u32 nmods;
+		__u32 slot;		/* the process's: its part of unwind_mods */
 	} walk;
 	__u64 window[STACK_WINDOW_WORDS];	/* a copy of the user stack from walk.base */
 	/* Rows this thread found lately, by the pc looked up: a thread's
@@ -163,16 +168,10 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 2 * MAX_UNWIND_MODULES);
+	__uint(max_entries, 2 * MAX_UNWIND_MODULES);	/* per slot; sized at load */
 	__type(key, __u32);
 	__type(value, struct unwind_module);
 } unwind_mods SEC(".maps");
-
-__u32 mods_version = 0;
-__u32 mods_count[2] = {};
-/* the uretprobe trampoline's page: a return address there is not the caller's */
-__u64 uprobes_start = 0;
-__u64 uprobes_end = 0;
 
 static __always_inline void count(__u32 which)
 {
@@ -196,13 +195,38 @@ static __always_inline __u64 current_id(void)
 	return (__u64)ns.tgid << 32 | ns.pid;
 }
 
-/* the current thread's id when it belongs to the target, else 0: each
- * program takes it once and hands the thread id down */
-static __always_inline __u64 target_id(void)
+/* Who calls, as the programs hand it down: the traced process's slot and
+ * the thread's id, slot << 32 | tid. */
+#define WHO_TID(who) ((__u32)(who))
+#define WHO_SLOT(who) ((__u32)((who) >> 32) & (MAX_PROCS - 1))
+
+/* the current thread's who when its process is traced, else 0: each
+ * program takes it once */
+static __always_inline __u64 target_who(void)
 {
 	__u64 id = current_id();
+	__u32 tgid = id >> 32, *slot;
 
-	return (id >> 32) == target_tgid ? id : 0;
+	if (!tgid)
+		return 0;
+	slot = bpf_map_lookup_elem(&traced, &tgid);
+	if (!slot || *slot >= MAX_PROCS)
+		return 0;
+	return (__u64)*slot << 32 | (__u32)id;
+}
+
+/* the traced process's state; the slot is bounded for the verifier */
+static __always_inline struct proc_state *proc_of(__u64 who)
+{
+	return &procs[WHO_SLOT(who)];
+}
+
+/* the main thread's id is its process's (in every pid namespace) */
+static __always_inline bool is_main_thread(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	return (__u32)id == id >> 32;
 }
 
 static __always_inline struct call_state *current_state(__u64 flags)
@@ -224,11 +248,12 @@ static __always_inline __u64 wakeup_flag(void *ring)
 									  : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void send_ptr_event_flags(__u32 type, __u32 tid, __u64 addr, __u64 flags)
+static __always_inline void send_ptr_event_flags(__u32 type, __u64 who, __u64 addr, __u64 flags)
 {
 	struct ptr_event ev = {
 		.type = type,
-		.tid = tid,
+		.slot = WHO_SLOT(who),
+		.tid = WHO_TID(who),
 		.ts_ns = bpf_ktime_get_ns(),
 		.addr = addr,
 	};
@@ -238,9 +263,9 @@ static __always_inline void send_ptr_event_flags(__u32 type, __u32 tid, __u64 ad
 		count(COUNTER_LOST_FREE);
 }
 
-static __always_inline void send_ptr_event(__u32 type, __u32 tid, __u64 addr)
+static __always_inline void send_ptr_event(__u32 type, __u64 who, __u64 addr)
 {
-	send_ptr_event_flags(type, tid, addr, 0);
+	send_ptr_event_flags(type, who, addr, 0);
 }
 
 /* bytes to the next sample: exponential with mean sample_bytes */
@@ -291,7 +316,7 @@ static __always_inline bool is_realloc(__u32 fn)
 	       fn == FN_XALLOCX || fn == FN_MI_REALLOC_ALIGNED;
 }
 
-static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
+static __always_inline int enter(__u64 who, __u32 fn, __u64 size, __u64 ptr_arg)
 {
 	struct call_state *s;
 
@@ -316,7 +341,7 @@ static __always_inline int enter(__u32 tid, __u32 fn, __u64 size, __u64 ptr_arg)
 	}
 	/* realloc may release ptr before it returns and another thread may get it back:
 	 * say so now, so the daemon never sees that reuse before the release */
-	send_ptr_event(EVENT_REALLOC_BEGIN, tid, ptr_arg);
+	send_ptr_event(EVENT_REALLOC_BEGIN, who, ptr_arg);
 	return 0;
 }
 
@@ -434,7 +459,7 @@ static __always_inline struct unwind_module *find_module(struct call_state *s, _
 	struct module_search q = {
 		.pc = pc,
 		.hi = s->walk.nmods,
-		.base = (s->walk.version & 1) * MAX_UNWIND_MODULES,
+		.base = (s->walk.slot * 2 + (s->walk.version & 1)) * MAX_UNWIND_MODULES,
 	};
 	struct unwind_module *m;
 	__u32 key;
@@ -591,7 +616,9 @@ static __always_inline long unwind_step(struct call_state *s)
 
 	if (n >= MAX_STACK_DEPTH)
 		return cut(COUNTER_CUT_DEPTH);
-	if (pc >= uprobes_start && pc < uprobes_end)
+	struct proc_state *proc = &procs[s->walk.slot & (MAX_PROCS - 1)];
+
+	if (pc >= proc->uprobes_start && pc < proc->uprobes_end)
 		return cut(COUNTER_CUT_NO_TABLE);
 	/* a return address is past the call: its frame is the call's */
 	look = s->walk.exact ? pc : pc - 1;
@@ -735,8 +762,9 @@ static long unwind_frame(__u64 i, struct call_state **sp)
  * on in the loop. With unwind tables every frame is one callback: a table
  * step inline is too much for the verifier. */
 static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s,
-					   bool at_syscall)
+					   __u64 who, bool at_syscall)
 {
+	struct proc_state *proc = proc_of(who);
 	long ret = 0;
 	__u64 ip = PT_REGS_IP(ctx), sp = PT_REGS_SP(ctx), fp = PT_REGS_FP(ctx);
 
@@ -756,11 +784,12 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 			.fp = fp,
 			.n = 1,
 			.exact = 1,
-			.version = *(volatile __u32 *)&mods_version,
+			.version = *(volatile __u32 *)&proc->mods_version,
 		};
 
 		s->walk.version = w.version;
-		s->walk.nmods = mods_count[w.version & 1];
+		s->walk.slot = WHO_SLOT(who);
+		s->walk.nmods = proc->mods_count[w.version & 1];
 		if (s->walk.nmods > MAX_UNWIND_MODULES)
 			s->walk.nmods = MAX_UNWIND_MODULES;
 #pragma unroll
@@ -799,9 +828,13 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 
 /* --per-thread: the thread's name, when it is not the one last sent
  * (threads name themselves after they start) */
-static __always_inline void send_name(struct call_state *s, __u32 tid)
+static __always_inline void send_name(struct call_state *s, __u64 who)
 {
-	struct name_event ev = { .type = EVENT_THREAD_NAME, .tid = tid };
+	struct name_event ev = {
+		.type = EVENT_THREAD_NAME,
+		.slot = WHO_SLOT(who),
+		.tid = WHO_TID(who),
+	};
 	__u64 *name = (__u64 *)ev.name;
 	void *ring;
 
@@ -820,7 +853,7 @@ static __always_inline void send_name(struct call_state *s, __u32 tid)
 
 /* one allocation record with the stack of the thread, as its registers are
  * in regs: at the return of an allocator call, or at a system call */
-static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 id,
+static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 who,
 				       __u32 fn, __u64 addr, __u64 size, __u64 old_addr,
 				       bool at_syscall)
 {
@@ -829,17 +862,18 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	long len;
 
 	if (per_thread)
-		send_name(s, (__u32)id);
+		send_name(s, who);
 
 	ev->type = EVENT_ALLOC;
-	ev->tid = (__u32)id;
+	ev->slot = WHO_SLOT(who);
+	ev->tid = WHO_TID(who);
 	ev->addr = addr;
 	ev->size = size;
 	ev->old_addr = old_addr;
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->fn = fn;
-	ev->maps_gen = (__u16)maps_gen;
-	ev->stack_len = walk_user_stack(regs, s, at_syscall);
+	ev->maps_gen = (__u16)proc_of(who)->maps_gen;
+	ev->stack_len = walk_user_stack(regs, s, who, at_syscall);
 	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
 	if (len > sizeof(ev->stack))
 		len = sizeof(ev->stack);
@@ -873,9 +907,9 @@ int BPF_KRETPROBE(leave_alloc)
 	struct call_state *s;
 	bool realloc_call, known_old;
 	__u8 one = 1;
-	__u64 addr, id;
+	__u64 addr, who;
 
-	if (empty_probes || !(id = target_id()))
+	if (empty_probes || !(who = target_who()))
 		return 0;
 	s = current_state(0);
 	/* no state or depth 0: the entry ran before we attached */
@@ -896,22 +930,22 @@ int BPF_KRETPROBE(leave_alloc)
 		/* realloc(p, 0) released p; otherwise p survives the failure */
 		if (s->size && sample_bytes)
 			bpf_map_update_elem(&sampled, &s->ptr_arg, &one, BPF_ANY);
-		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, (__u32)id, s->ptr_arg);
+		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, who, s->ptr_arg);
 		return 0;
 	}
 	if (sample_bytes && !take_sample(s, s->size, addr, true)) {
 		/* not a sample: no stack, no record; only the old block's release */
 		if (known_old)
-			send_ptr_event(EVENT_FREE, (__u32)id, s->ptr_arg);
+			send_ptr_event(EVENT_FREE, who, s->ptr_arg);
 		return 0;
 	}
 
 	/* at the return the caller's frame is complete: its return address comes first */
-	send_alloc(ctx, s, id, s->fn, addr, s->size, known_old ? s->ptr_arg : 0, false);
+	send_alloc(ctx, s, who, s->fn, addr, s->size, known_old ? s->ptr_arg : 0, false);
 	return 0;
 }
 
-static __always_inline int enter_free(__u32 tid, __u64 ptr, bool nested_ok, __u64 sp)
+static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u64 sp)
 {
 	struct call_state *s;
 	__u64 now;
@@ -938,7 +972,7 @@ static __always_inline int enter_free(__u32 tid, __u64 ptr, bool nested_ok, __u6
 	if (sample_bytes &&
 	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
 		return 0;
-	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, tid, ptr);
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, who, ptr);
 	return 0;
 }
 
@@ -947,12 +981,12 @@ static __always_inline int enter_free(__u32 tid, __u64 ptr, bool nested_ok, __u6
  * then glibc hands every chunk of the thread's cache to free() again. Those
  * were freed by the program already: the daemon must not call them unknown.
  */
-static __always_inline int enter_thread_exit(__u32 tid)
+static __always_inline int enter_thread_exit(void)
 {
 	struct call_state *s;
 
 	/* the main thread runs it from exit(), where frees are the program's */
-	if (tid == target_tgid)
+	if (is_main_thread())
 		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
@@ -966,45 +1000,46 @@ static __always_inline int enter_thread_exit(__u32 tid)
 SEC("uprobe")
 int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 {
-	__u32 fn = bpf_get_attach_cookie(ctx), tid;
-	__u64 id;
+	__u32 fn = bpf_get_attach_cookie(ctx);
+	struct proc_state *proc;
+	__u64 who;
 
-	if (empty_probes || !(id = target_id()))
+	if (empty_probes || !(who = target_who()))
 		return 0;
-	tid = (__u32)id;
 	switch (fn) {
 	case FN_FREE:
-		return enter_free(tid, arg1, false, 0);
+		return enter_free(who, arg1, false, 0);
 	case FN_FREE_NESTED:
-		return enter_free(tid, arg1, true, PT_REGS_SP(ctx));
+		return enter_free(who, arg1, true, PT_REGS_SP(ctx));
 	case FN_THREAD_EXIT:
-		return enter_thread_exit(tid);
+		return enter_thread_exit();
 	case FN_MAPS_CHANGE:
 		/* the daemon reads the maps of the new generation at once */
-		__sync_fetch_and_add(&maps_gen, 1);
-		send_ptr_event_flags(EVENT_MAPS_CHANGE, tid, maps_gen, BPF_RB_FORCE_WAKEUP);
-		if (hold_at_hook && ++hook_calls == 2) {
-			hold_at_hook = 0;
+		proc = proc_of(who);
+		__sync_fetch_and_add(&proc->maps_gen, 1);
+		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
+		if (proc->hold_at_hook && ++proc->hook_calls == 2) {
+			proc->hold_at_hook = 0;
 			bpf_send_signal(19 /* SIGSTOP */);
 		}
 		return 0;
 	case FN_CALLOC:
 	case FN_MI_CALLOC_ALIGNED:
-		return enter(tid, fn, array_size(arg1, arg2), 0);
+		return enter(who, fn, array_size(arg1, arg2), 0);
 	case FN_REALLOC:
 	case FN_RALLOCX:
 	case FN_XALLOCX:
 	case FN_MI_REALLOC_ALIGNED:
-		return enter(tid, fn, arg2, arg1);
+		return enter(who, fn, arg2, arg1);
 	case FN_REALLOCARRAY:
-		return enter(tid, fn, array_size(arg2, arg3), arg1);
+		return enter(who, fn, array_size(arg2, arg3), arg1);
 	case FN_POSIX_MEMALIGN:
-		return enter(tid, fn, arg3, arg1);
+		return enter(who, fn, arg3, arg1);
 	case FN_ALIGNED_ALLOC:
 	case FN_MEMALIGN:
-		return enter(tid, fn, arg2, 0);
+		return enter(who, fn, arg2, 0);
 	default:	/* malloc, valloc, pvalloc, operator new, mallocx, mi_*: size first */
-		return enter(tid, fn, arg1, 0);
+		return enter(who, fn, arg1, 0);
 	}
 }
 
@@ -1016,12 +1051,39 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_thread_exit, struct task_struct *p)
 {
-	__u64 id = target_id();
+	__u64 who = target_who();
 
-	if (!id || (__u32)id != target_tgid || !p->signal || !p->signal->live.counter)
+	if (!who || !is_main_thread() || !p->signal || !p->signal->live.counter)
 		return 0;
-	send_ptr_event_flags(EVENT_MAIN_EXIT, (__u32)id, 0, BPF_RB_FORCE_WAKEUP);
+	send_ptr_event_flags(EVENT_MAIN_EXIT, who, 0, BPF_RB_FORCE_WAKEUP);
 	return 0;
+}
+
+/* --comm: a program of that name began (its first instruction is still
+ * to run): it stops, and is held until the daemon has probed it */
+static __always_inline void started(struct task_struct *p)
+{
+	struct ptr_event ev = { .type = EVENT_COMM_EXEC };
+	__u64 name[THREAD_NAME_LEN / 8] = {};
+	__u32 tgid, held = NO_SLOT;
+	void *ring;
+
+	if (bpf_get_current_comm(name, sizeof(name)) || name[0] != comm_name[0] ||
+	    name[1] != comm_name[1])
+		return;
+	tgid = current_id() >> 32;
+	if (!tgid || bpf_map_update_elem(&traced, &tgid, &held, BPF_NOEXIST))
+		return;
+	ev.tid = (__u32)current_id();
+	ev.ts_ns = bpf_ktime_get_ns();
+	ev.addr = tgid;
+	ring = cpu_ring();
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
+		count(COUNTER_LOST_FREE);
+		bpf_map_delete_elem(&traced, &tgid);
+		return;
+	}
+	bpf_send_signal(19 /* SIGSTOP */);
 }
 
 /*
@@ -1034,17 +1096,21 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct ptr_event ev = { .type = EVENT_EXEC };
-	__u64 id = target_id();
+	__u64 who = target_who();
 	void *ring;
 
-	if (!id)
+	if (!who) {
+		if (by_comm)
+			started(p);
 		return 0;
-	ev.tid = (__u32)id;
+	}
+	ev.slot = WHO_SLOT(who);
+	ev.tid = WHO_TID(who);
 	ev.ts_ns = bpf_ktime_get_ns();
 	ring = cpu_ring();
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(COUNTER_LOST_FREE);
-	if (stop_at_exec)
+	if (proc_of(who)->hold_exec)
 		bpf_send_signal(19 /* SIGSTOP */);
 	return 0;
 }
@@ -1065,20 +1131,18 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 #define MAP_STACK 0x20000	/* glibc's thread stacks */
 #define PAGE_MASK_LOW 4095ULL
 
-/* the dynamic loader's code, set by the daemon */
-__u64 loader_start = 0;
-__u64 loader_end = 0;
 
 static __always_inline __u64 page_round(__u64 len)
 {
 	return (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
 }
 
-static __always_inline void send_unmap(__u32 tid, __u64 addr, __u64 len)
+static __always_inline void send_unmap(__u64 who, __u64 addr, __u64 len)
 {
 	struct range_event ev = {
 		.type = EVENT_UNMAP,
-		.tid = tid,
+		.slot = WHO_SLOT(who),
+		.tid = WHO_TID(who),
 		.ts_ns = bpf_ktime_get_ns(),
 		.addr = addr,
 		.len = len,
@@ -1095,32 +1159,99 @@ static __always_inline void send_unmap(__u32 tid, __u64 addr, __u64 len)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
 {
-	__u64 id, addr, len;
+	__u64 who, addr, len;
 
-	if (nr != NR_MUNMAP || empty_probes || !(id = target_id()))
+	if (nr != NR_MUNMAP || empty_probes || !trace_mmap || !(who = target_who()))
 		return 0;
 	addr = regs->di;
 	len = page_round(regs->si);
 	/* the kernel refuses these: nothing is unmapped */
 	if ((addr & PAGE_MASK_LOW) || !len)
 		return 0;
-	send_unmap((__u32)id, addr, len);
+	send_unmap(who, addr, len);
 	return 0;
 }
 
-/* mmap and mremap, at their return: what they mapped, and where */
+/* the tgid of task as tracelloc sees it (see current_id), 0 when it has none there */
+static __always_inline __u32 ns_tgid(struct task_struct *task)
+{
+	struct upid upid;
+	struct pid *pid;
+	__u32 level;
+
+	if (!pidns_ino)
+		return task->tgid;
+	pid = task->group_leader->thread_pid;
+	level = pidns_level;
+	if (!pid || level > 31 || pid->level < level)
+		return 0;
+	if (bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level]))
+		return 0;
+	return upid.nr;
+}
+
+#define NR_CLONE 56
+#define NR_FORK 57
+#define NR_VFORK 58
+#define NR_CLONE3 435
+
+/*
+ * --follow-forks: a new process of a traced one, at its first return to
+ * user space, before any of its code runs. Its pages are copies of its
+ * parent's, without the parent's breakpoints, and no probe of ours filters
+ * on it yet: it stops, and is held until the daemon has probed it.
+ */
+static __always_inline void forked(struct pt_regs *regs, long ret)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 parent, child, held = NO_SLOT, *slot;
+	struct ptr_event ev = { .type = EVENT_FORK };
+	void *ring;
+
+	if (ret != 0 || !is_main_thread())
+		return;
+	parent = ns_tgid(task->real_parent);
+	slot = parent ? bpf_map_lookup_elem(&traced, &parent) : NULL;
+	if (!slot || *slot >= MAX_PROCS)
+		return;
+	child = current_id() >> 32;
+	if (!child || bpf_map_update_elem(&traced, &child, &held, BPF_NOEXIST))
+		return;
+	ev.slot = *slot;
+	ev.tid = child;
+	ev.ts_ns = bpf_ktime_get_ns();
+	ev.addr = child | (task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0);
+	ring = cpu_ring();
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
+		count(COUNTER_LOST_FREE);
+		bpf_map_delete_elem(&traced, &child);
+		return;
+	}
+	bpf_send_signal(19 /* SIGSTOP */);
+}
+
+/* mmap and mremap, at their return: what they mapped, and where; and the
+ * new child of a fork */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 nr = regs->orig_ax, id, ip, flags, len;
+	__u64 nr = regs->orig_ax, who, ip, flags, len;
+	struct proc_state *proc;
 	struct call_state *s;
 
-	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !(id = target_id()))
+	if (follow_forks && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3)) {
+		if (!empty_probes)
+			forked(regs, ret);
+		return 0;
+	}
+	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||
+	    !(who = target_who()))
 		return 0;
 	if ((unsigned long)ret >= (unsigned long)-4095)
 		return 0;	/* failed: nothing changed */
 	ip = regs->ip;
-	if (ip >= loader_start && ip < loader_end)
+	proc = proc_of(who);
+	if (ip >= proc->loader_start && ip < proc->loader_end)
 		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
@@ -1135,7 +1266,7 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		if (!(flags & MAP_ANONYMOUS)) {
 			/* a file mapped over pages of ours: they are gone */
 			if (flags & MAP_FIXED)
-				send_unmap((__u32)id, ret, len);
+				send_unmap(who, ret, len);
 			return 0;
 		}
 		if (flags & MAP_STACK)
@@ -1143,11 +1274,11 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	} else {
 		/* the old pages left (an old length of 0 copies a shared mapping) */
 		if (regs->si)
-			send_unmap((__u32)id, regs->di, page_round(regs->si));
+			send_unmap(who, regs->di, page_round(regs->si));
 		len = page_round(regs->dx);
 	}
 	if (sample_bytes && !take_sample(s, len, ret, false))
 		return 0;
-	send_alloc(regs, s, id, nr == NR_MMAP ? FN_MMAP : FN_MREMAP, ret, len, 0, true);
+	send_alloc(regs, s, who, nr == NR_MMAP ? FN_MMAP : FN_MREMAP, ret, len, 0, true);
 	return 0;
 }

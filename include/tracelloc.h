@@ -65,13 +65,57 @@ enum event_type {
 	EVENT_MAIN_EXIT,	/* struct ptr_event: the main thread exited, others run on; addr unused */
 	EVENT_UNMAP,		/* struct range_event: pages no longer mapped (munmap, mremap, MAP_FIXED) */
 	EVENT_THREAD_NAME,	/* struct name_event: the thread's name, before its next allocation */
+	/* struct ptr_event, slot: the parent's; tid: the child's main thread;
+	 * addr: FORK_SHARES_VM | the child's pid. The child is stopped. */
+	EVENT_FORK,
+	/* struct ptr_event, slot unused: a program called --comm's name began
+	 * (addr: its pid), and is stopped */
+	EVENT_COMM_EXEC,
+};
+
+/* EVENT_FORK: the child shares its parent's memory (vfork, posix_spawn) */
+#define FORK_SHARES_VM (1ULL << 32)
+
+/*
+ * Processes traced at once: each has a slot, which its records carry, and
+ * its own part of the unwind module map. The daemon numbers the processes of
+ * a whole run apart from slots, which are reused.
+ */
+#define MAX_PROCS 64
+#define NO_SLOT 0xffff		/* in `traced`: a child held until the daemon takes it */
+
+/* What the BPF side keeps per traced process (the bss array procs[]). */
+struct proc_state {
+	/* How many times ld.so said it changes the maps (dlopen, dlclose: twice
+	 * each). A library unloaded and another loaded at its place give a
+	 * return address two meanings; each stack carries the generation it
+	 * was taken in, and the daemon reads the maps of each generation. */
+	unsigned int maps_gen;
+	/* unwind modules: bumped per list; its low bit names the half to read */
+	unsigned int mods_version;
+	unsigned int mods_count[2];
+	/* stop the process at exec, until its new program is probed */
+	unsigned int hold_exec;
+	/* after such an exec: stop again at ld.so's second call of its hook,
+	 * when the libraries are mapped and none of their code has run */
+	unsigned int hold_at_hook;
+	unsigned int hook_calls;
+	unsigned int pad;
+	/* the dynamic loader's code: its mappings are not the program's */
+	unsigned long long loader_start;
+	unsigned long long loader_end;
+	/* the uretprobe trampoline's page: a return address there is not the caller's */
+	unsigned long long uprobes_start;
+	unsigned long long uprobes_end;
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
-/* Every record starts with type, tid and ts_ns: each CPU has its own ring
- * buffer, and the daemon merges them in time order. */
+/* Every record starts with type, slot, tid and ts_ns: each CPU has its own
+ * ring buffer, and the daemon merges them in time order. slot: the traced
+ * process's. */
 struct ptr_event {
-	unsigned int type;
+	unsigned short type;
+	unsigned short slot;
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
@@ -82,7 +126,8 @@ struct ptr_event {
 /* --per-thread: a thread's name (comm), sent when it first allocates and
  * whenever it has changed since */
 struct name_event {
-	unsigned int type;
+	unsigned short type;
+	unsigned short slot;
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	char name[THREAD_NAME_LEN];
@@ -90,7 +135,8 @@ struct name_event {
 
 /* a range of whole pages */
 struct range_event {
-	unsigned int type;
+	unsigned short type;
+	unsigned short slot;
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;
@@ -98,7 +144,8 @@ struct range_event {
 };
 
 struct alloc_event {
-	unsigned int type;
+	unsigned short type;
+	unsigned short slot;
 	unsigned int tid;
 	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
 	unsigned long long addr;

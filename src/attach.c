@@ -729,6 +729,19 @@ int attach__prepare(struct attach *a)
 	return err;
 }
 
+int attach__prepare_loaded(struct attach *a)
+{
+	bool multi = bpf_program__expected_attach_type(a->skel->progs.enter_call) ==
+		     TRACE_UPROBE_MULTI;
+
+	a->probe_pid = probe_pid(a->pid);
+	a->multi = multi && a->probe_pid == a->pid;
+	/* the programs were loaded for the other kind of link */
+	if (multi != a->multi)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 {
 	uint64_t offsets[NUM_DEFS], cookies[NUM_DEFS];

@@ -33,6 +33,9 @@ void attach__destroy(struct attach *a);	/* detaches */
 int attach__find(struct attach *a);
 /* before the BPF object is loaded: picks the kind of link the kernel offers */
 int attach__prepare(struct attach *a);
+/* the same for another process, once the programs are loaded (the kind
+ * they were loaded for; -EOPNOTSUPP when this process needs the other) */
+int attach__prepare_loaded(struct attach *a);
 /* after it is loaded: attaches every found site, return probes first, then
  * free, then the allocators */
 int attach__attach(struct attach *a);

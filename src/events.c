@@ -45,6 +45,14 @@ struct head {
 	struct ring *r;
 };
 
+/* where the records of one slot's process go */
+struct slot_sink {
+	bool live;
+	uint64_t tag;			/* or'ed into addresses and frames */
+	uint64_t process_frame;		/* the stack's root; 0: none */
+	void *frames_ctx;
+};
+
 struct events {
 	int epoll_fd;			/* readable when a ring holds records */
 	int *ring_fds;
@@ -57,15 +65,16 @@ struct events {
 	int nrings;
 	struct heap *heap;
 	uint64_t malformed;
-	bool exec_seen;
 	bool follow_exec;		/* an exec starts a new heap instead of ending */
-	bool exec_pending;		/* one did: nothing is read until events__exec_done() */
+	/* an exec or a fork: nothing is read until events__resume() */
+	bool pending;
+	struct events_pending pend;
 	bool main_exited;
+	struct slot_sink sinks[MAX_PROCS];
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
 	events_frames_fn frames_fn;
-	void *frames_ctx;
-	uint64_t frames_buf[MAX_STACK_DEPTH + 1];	/* and the thread's frame */
+	uint64_t frames_buf[MAX_STACK_DEPTH + 2];	/* and the thread's and process's frames */
 	struct threads *threads;	/* --per-thread, else NULL */
 	bool writing;			/* see events__writing() */
 	bool wrote;			/* writing ended, no read since */
@@ -74,11 +83,13 @@ struct events {
 	bool last_gap_writing;
 };
 
-static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t size)
+static int handle_alloc(struct events *e, const struct slot_sink *k,
+			const struct alloc_event *ev, size_t size)
 {
 	size_t head = offsetof(struct alloc_event, stack);
 	const uint64_t *frames = (const uint64_t *)ev->stack;
-	int nframes = ev->stack_len;
+	uint64_t tag = k->tag;
+	int nframes = ev->stack_len, i;
 	bool mapping;
 
 	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
@@ -93,65 +104,95 @@ static int handle_alloc(struct events *e, const struct alloc_event *ev, size_t s
 		nframes--;
 	}
 	if (e->frames_fn && nframes > 0)
-		frames = e->frames_fn(e->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
-	/* --per-thread: the thread is the stack's outermost frame */
-	if (e->threads && nframes >= 0) {
+		frames = e->frames_fn(k->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
+	/* several processes: each frame says whose it is */
+	if (tag && nframes > 0) {
+		for (i = 0; i < nframes; i++)
+			e->frames_buf[i] = frames[i] | tag;
+		frames = e->frames_buf;
+	}
+	/* a stack that could not be taken still belongs to its process */
+	if (nframes < 0 && k->process_frame) {
+		heap__failed_stack(e->heap);
+		nframes = 0;
+	}
+	/* --per-thread: the thread is the stack's outermost frame, under its process */
+	if ((e->threads || k->process_frame) && nframes >= 0) {
 		if (frames != e->frames_buf)
 			memcpy(e->frames_buf, frames, nframes * sizeof(frames[0]));
-		e->frames_buf[nframes++] = threads__frame(e->threads, ev->tid);
+		if (e->threads)
+			e->frames_buf[nframes++] = threads__frame(e->threads, ev->tid);
+		if (k->process_frame)
+			e->frames_buf[nframes++] = k->process_frame;
 		frames = e->frames_buf;
 	}
 	if (mapping)
-		return heap__map(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn, frames,
-				 nframes);
+		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, ev->fn,
+				 frames, nframes);
 	if (ev->old_addr)
-		return heap__realloc_done(e->heap, ev->tid, ev->old_addr, ev->addr, ev->size,
-					  ev->ts_ns, ev->fn, frames, nframes);
-	return heap__alloc(e->heap, ev->tid, ev->addr, ev->size, ev->ts_ns, ev->fn, frames,
+		return heap__realloc_done(e->heap, ev->tid, ev->old_addr | tag, ev->addr | tag,
+					  ev->size, ev->ts_ns, ev->fn, frames, nframes);
+	return heap__alloc(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, ev->fn, frames,
 			   nframes);
+}
+
+/* an exec or a fork: reading stops after it until events__resume() */
+static int hold(struct events *e, const struct ptr_event *ev)
+{
+	e->pending = true;
+	e->pend = (struct events_pending){
+		.type = ev->type, .slot = ev->slot, .tid = ev->tid, .addr = ev->addr,
+	};
+	return 1;
 }
 
 /* one record, in time order: only updates the heap, no I/O */
 static int handle_record(struct events *e, const void *data, size_t size)
 {
 	const struct ptr_event *ev = data;
+	const struct slot_sink *k;
+	uint64_t tag;
 
-	if (e->exec_seen)
-		return 0;
-	if (size < sizeof(*ev)) {
+	if (size < sizeof(*ev) || ev->slot >= MAX_PROCS) {
 		e->malformed++;
 		return 0;
 	}
+	/* a new process, traced from now on */
+	if (ev->type == EVENT_COMM_EXEC)
+		return hold(e, ev);
+	k = &e->sinks[ev->slot];
+	tag = k->tag;
+	/* a process no longer traced (it exited, or exec'ed a program that is not) */
+	if (!k->live)
+		return 0;
 	switch (ev->type) {
 	case EVENT_EXEC:
-		if (e->follow_exec) {
-			/* what comes after is the new program's: its heap first */
-			e->exec_pending = true;
-			return 1;
-		}
-		e->exec_seen = true;
-		return 0;
+		/* what comes after is the new program's: its heap first */
+		return hold(e, ev);
+	case EVENT_FORK:
+		/* the child's copy of the heap is the parent's as of now */
+		return hold(e, ev);
 	case EVENT_MAIN_EXIT:
 		e->main_exited = true;
 		return 0;
 	case EVENT_MAPS_CHANGE:
 		/* the maps of the new generation, read while they last */
 		if (e->frames_fn)
-			e->frames_fn(e->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
+			e->frames_fn(k->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
 		return 0;
 	case EVENT_ALLOC:
-		return handle_alloc(e, data, size);
+		return handle_alloc(e, k, data, size);
 	case EVENT_FREE:
-		heap__free(e->heap, ev->tid, ev->addr);
+		heap__free(e->heap, ev->tid, ev->addr | tag);
 		return 0;
 	case EVENT_EXIT_FREE:
-		heap__exit_free(e->heap, ev->tid, ev->addr);
+		heap__exit_free(e->heap, ev->tid, ev->addr | tag);
 		return 0;
 	case EVENT_REALLOC_BEGIN:
-		heap__realloc_begin(e->heap, ev->tid, ev->addr);
+		heap__realloc_begin(e->heap, ev->tid, ev->addr | tag);
 		return 0;
 	case EVENT_REALLOC_FAILED:
-		heap__realloc_failed(e->heap, ev->tid, ev->addr);
+		heap__realloc_failed(e->heap, ev->tid, ev->addr | tag);
 		return 0;
 	case EVENT_THREAD_NAME:
 		if (!e->threads)
@@ -167,7 +208,7 @@ static int handle_record(struct events *e, const void *data, size_t size)
 			e->malformed++;
 			return 0;
 		}
-		return heap__unmap(e->heap, ev->addr, ((const struct range_event *)data)->len);
+		return heap__unmap(e->heap, ev->addr | tag, ((const struct range_event *)data)->len);
 	}
 	e->malformed++;
 	return 0;
@@ -451,10 +492,25 @@ void events__destroy(struct events *e)
 	free(e);
 }
 
-void events__set_frames_fn(struct events *e, events_frames_fn fn, void *ctx)
+void events__set_frames_fn(struct events *e, events_frames_fn fn)
 {
 	e->frames_fn = fn;
-	e->frames_ctx = ctx;
+}
+
+void events__set_slot(struct events *e, uint16_t slot, uint64_t tag, uint64_t process_frame,
+		      void *frames_ctx)
+{
+	if (slot >= MAX_PROCS)
+		return;
+	e->sinks[slot] = (struct slot_sink){
+		.live = true, .tag = tag, .process_frame = process_frame, .frames_ctx = frames_ctx,
+	};
+}
+
+void events__clear_slot(struct events *e, uint16_t slot)
+{
+	if (slot < MAX_PROCS)
+		e->sinks[slot] = (struct slot_sink){ .live = false };
 }
 
 int events__fd(const struct events *e)
@@ -466,7 +522,7 @@ int events__fd(const struct events *e)
  * between two releases of ring space */
 static int read_rings(struct events *e, uint64_t cutoff)
 {
-	int err = e->exec_pending ? 0 : merge(e, cutoff);
+	int err = e->pending ? 0 : merge(e, cutoff);
 	uint64_t end = clock__now_ns(), gap = e->read_ns ? end - e->read_ns : 0;
 
 	if (gap > e->longest_gap_ns)
@@ -497,7 +553,7 @@ bool events__main_exited(const struct events *e)
 
 bool events__exec_seen(const struct events *e)
 {
-	return e->exec_seen;
+	return e->pending && e->pend.type == EVENT_EXEC && !e->follow_exec;
 }
 
 void events__set_threads(struct events *e, struct threads *threads)
@@ -512,13 +568,24 @@ void events__follow_exec(struct events *e, bool follow)
 
 bool events__exec_pending(const struct events *e)
 {
-	return e->exec_pending;
+	return e->pending && e->pend.type == EVENT_EXEC && e->follow_exec;
 }
 
-void events__exec_done(struct events *e, struct heap *heap)
+bool events__pending(const struct events *e, struct events_pending *pend)
+{
+	if (e->pending)
+		*pend = e->pend;
+	return e->pending;
+}
+
+void events__set_heap(struct events *e, struct heap *heap)
 {
 	e->heap = heap;
-	e->exec_pending = false;
+}
+
+void events__resume(struct events *e)
+{
+	e->pending = false;
 }
 
 uint64_t events__longest_gap_ns(const struct events *e)

@@ -29,8 +29,17 @@ void events__destroy(struct events *e);
  * interned: frames, or buf (room for nframes) */
 typedef const uint64_t *(*events_frames_fn)(void *ctx, uint16_t gen, const uint64_t *frames,
 					    uint32_t nframes, uint64_t *buf);
-/* every stack goes through fn before the heap sees it */
-void events__set_frames_fn(struct events *e, events_frames_fn fn, void *ctx);
+/* every stack goes through fn, with its process's ctx, before the heap sees it */
+void events__set_frames_fn(struct events *e, events_frames_fn fn);
+/*
+ * The records of the process in slot are read from now on: frames go
+ * through fn with frames_ctx; tag is or'ed into every address and frame
+ * (0 with one process), and process_frame (not 0) ends every stack. Records
+ * of a slot not set are dropped.
+ */
+void events__set_slot(struct events *e, uint16_t slot, uint64_t tag, uint64_t process_frame,
+		      void *frames_ctx);
+void events__clear_slot(struct events *e, uint16_t slot);
 
 /* an fd that polls readable when records wait */
 int events__fd(const struct events *e);
@@ -39,18 +48,28 @@ int events__fd(const struct events *e);
 int events__consume(struct events *e);
 /* reads and handles every record: at the end of the trace */
 int events__flush(struct events *e);
-/* the target called exec: records after that one are dropped */
+/* the target called exec, and is not followed: records after that one are not read */
 bool events__exec_seen(const struct events *e);
 struct threads;
 /* --per-thread: names of threads go to threads, and every stack ends with
  * its thread's frame */
 void events__set_threads(struct events *e, struct threads *threads);
 /* with follow, an exec does not end the trace: reading stops at its record
- * (events__exec_pending) until events__exec_done() hands over the new
- * program's heap */
+ * (events__exec_pending) until events__resume() */
 void events__follow_exec(struct events *e, bool follow);
 bool events__exec_pending(const struct events *e);
-void events__exec_done(struct events *e, struct heap *heap);
+/* an exec or a fork, whose record reading stopped after */
+struct events_pending {
+	uint32_t type;		/* EVENT_EXEC, EVENT_FORK */
+	uint16_t slot;		/* the process that called exec, the parent */
+	uint32_t tid;
+	uint64_t addr;		/* EVENT_FORK: the child, FORK_SHARES_VM | pid */
+};
+bool events__pending(const struct events *e, struct events_pending *pend);
+/* the heap records go to from now on */
+void events__set_heap(struct events *e, struct heap *heap);
+/* reading goes on past the pending record */
+void events__resume(struct events *e);
 /* the main thread exited while others ran on */
 bool events__main_exited(const struct events *e);
 /* records the daemon could not make sense of (should stay 0) */

@@ -4,8 +4,12 @@
 #include <stdlib.h>
 
 #include "heap.h"
+#include "tracelloc.h"
 #include "ranges.h"
 #include "table.h"
+
+/* a stack's frames, and its thread's and process's */
+#define MAX_COPY_FRAMES (MAX_STACK_DEPTH + 2)
 
 struct heap {
 	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */
@@ -278,6 +282,111 @@ int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_
 		err = heap__alloc(h, tid, addr, len, birth_ns, fn, frames, nframes);
 	if (!err)
 		err = ranges__add(h->mappings, addr, addr + len);
+	return err;
+}
+
+void heap__failed_stack(struct heap *h)
+{
+	h->stats.failed_stacks++;
+}
+
+/* the live blocks of a tag, with their addresses: collected before the
+ * table changes under an iteration */
+static size_t blocks_of(const struct heap *h, uint64_t tag, uint64_t mask, uint64_t **addrs,
+			struct live_block **blocks)
+{
+	const struct live_block *b;
+	size_t pos = 0, n = 0, cap = 0;
+	uint64_t addr;
+	void *grown;
+
+	*addrs = NULL;
+	*blocks = NULL;
+	while ((b = table__next(h->live, &pos, &addr))) {
+		if ((addr & mask) != tag)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(*addrs, cap * sizeof(**addrs));
+			if (!grown)
+				return SIZE_MAX;
+			*addrs = grown;
+			grown = realloc(*blocks, cap * sizeof(**blocks));
+			if (!grown)
+				return SIZE_MAX;
+			*blocks = grown;
+		}
+		(*addrs)[n] = addr;
+		(*blocks)[n++] = *b;
+	}
+	return n;
+}
+
+void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask)
+{
+	struct live_block *blocks, b;
+	uint64_t *addrs;
+	size_t n, i;
+
+	n = blocks_of(h, tag, tag_mask, &addrs, &blocks);
+	for (i = 0; n != SIZE_MAX && i < n; i++)
+		if (!table__remove(h->live, addrs[i], &b))
+			release(h, &b);
+	ranges__drop_tag(h->mappings, tag, tag_mask);
+	free(addrs);
+	free(blocks);
+}
+
+int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask,
+		   heap_retag_fn retag, void *ctx)
+{
+	uint64_t *addrs, frames[MAX_COPY_FRAMES];
+	struct live_block *blocks;
+	uint32_t *ids = NULL, nstacks = stacks__count(h->stacks), id, nframes;
+	const uint64_t *old;
+	size_t n, i;
+	int err = 0;
+
+	n = blocks_of(h, from, tag_mask, &addrs, &blocks);
+	if (n == SIZE_MAX) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* each stack of the parent's has its child's twin, interned once */
+	ids = calloc(nstacks + 1, sizeof(*ids));
+	if (!ids) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n && !err; i++) {
+		struct live_block *b = &blocks[i];
+
+		if (b->stack_id > nstacks) {
+			err = -EINVAL;
+			break;
+		}
+		if (!ids[b->stack_id]) {
+			old = stacks__frames(h->stacks, b->stack_id, &nframes);
+			if (nframes > MAX_COPY_FRAMES)
+				nframes = MAX_COPY_FRAMES;
+			retag(ctx, old, nframes, frames);
+			id = stacks__intern(h->stacks, frames, nframes);
+			if (!id) {
+				err = -ENOMEM;
+				break;
+			}
+			stacks__set_fn(h->stacks, id, stacks__fn(h->stacks, b->stack_id));
+			ids[b->stack_id] = id;
+		}
+		b->stack_id = ids[b->stack_id];
+		restore(h, (addrs[i] & ~tag_mask) | to, b);
+	}
+	if (!err)
+		err = ranges__copy_tag(h->mappings, from, to, tag_mask);
+out:
+	free(ids);
+	free(addrs);
+	free(blocks);
 	return err;
 }
 

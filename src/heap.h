@@ -61,6 +61,21 @@ int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_
  * or go; pages no block holds are not counted (the allocator's, a file's) */
 int heap__unmap(struct heap *h, uint64_t addr, uint64_t len);
 
+/* an allocation whose stack could not be taken, given to heap__alloc with
+ * the frames it has anyway (its process's) */
+void heap__failed_stack(struct heap *h);
+/* the blocks whose address carries tag (src/processes.h) are gone, with
+ * their process's memory (an exec): no longer live, not counted as frees */
+void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask);
+/*
+ * A fork: every live block of tag `from` is live in the child too, at the
+ * same address under tag `to`, its stack's frames passed through
+ * retag(ctx, frames, n, out) (room for n). The copies count as the child's
+ * live blocks but not as its calls. Negative errno.
+ */
+typedef void (*heap_retag_fn)(void *ctx, const uint64_t *frames, uint32_t n, uint64_t *out);
+int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask,
+		   heap_retag_fn retag, void *ctx);
 /* tracing ended: blocks set aside by reallocs that did not return are live */
 void heap__finish(struct heap *h);
 

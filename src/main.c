@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracelloc: which call stacks of a process hold heap memory, and how much */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -35,6 +36,7 @@
 #include "options.h"
 #include "outfile.h"
 #include "pprof.h"
+#include "processes.h"
 #include "profile.h"
 #include "report.h"
 #include "svg.h"
@@ -50,20 +52,40 @@
 
 #define POLL_EVERY_MS 20
 
+/* one traced process, in the BPF slot of the same index */
+struct proc {
+	bool live;			/* the slot is taken */
+	uint32_t idx;			/* its number in processes (several); 0 with one */
+	struct target *target;
+	struct attach *attach;
+	struct symbolizer *symbolizer;	/* with one process; else processes own them */
+	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
+	uint32_t probes_gen;		/* maps_gen when its probes were last brought up to date */
+	bool main_exit_told;		/* the probes stopped with the main thread, said once */
+	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
+	int nexecs;			/* execs followed */
+	bool exec_unsettled;		/* the last one's libraries are not probed yet */
+	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
+};
+
 /* everything one run holds; torn down in one place */
 struct session {
 	struct options opts;
-	struct target *target;
+	bool several;			/* --follow-forks, --comm, -p with several pids */
+	struct proc procs[MAX_PROCS];
+	struct proc *first;		/* what was asked for first: the summary's pid */
 	struct tracelloc_bpf *skel;
-	struct attach *attach;
 	struct heap *heap;
 	struct events *events;
-	struct symbolizer *symbolizer;
+	struct processes *processes;	/* several: their names and symbolizers */
 	struct threads *threads;	/* --per-thread, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
-	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
+	uint64_t untraced;		/* processes that came when every slot was taken */
+	bool ended;			/* the first process's ending was read */
+	char first_ending[256];
 	struct filter *filter;
 	struct http *http;
+	int epfd;			/* trace()'s, while it runs; else -1 */
 	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
 	int signal_fd;
 	double start_s;
@@ -72,11 +94,6 @@ struct session {
 	uint64_t refreshed_ns;
 	bool reported;
 	bool tracing;			/* in trace(): events are read */
-	bool main_exit_told;		/* the probes stopped with the main thread, said once */
-	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
-	int nexecs;			/* execs followed */
-	bool exec_unsettled;		/* the last one's libraries are not probed yet */
-	uint32_t probes_gen;		/* maps_gen when the probes were last brought up to date */
 	/* allocation rate over the last tick, for /metrics */
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
@@ -157,27 +174,148 @@ static int block_signals(struct session *s)
 	return s->signal_fd < 0 ? -errno : 0;
 }
 
-static int open_target(struct session *s)
+static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
+				  uint32_t nframes, uint64_t *buf);
+
+static int watch_proc(struct session *s, struct proc *p);
+
+static pid_t proc_pid(const struct proc *p)
 {
+	return target__pid(p->target);
+}
+
+static uint32_t slot_of(const struct session *s, const struct proc *p)
+{
+	return (uint32_t)(p - s->procs);
+}
+
+static struct proc_state *bpf_state(struct session *s, const struct proc *p)
+{
+	return &s->skel->bss->procs[slot_of(s, p)];
+}
+
+/* a free slot, or NULL when MAX_PROCS are traced (or one with one process) */
+static struct proc *free_slot(struct session *s)
+{
+	size_t i, n = s->several ? MAX_PROCS : 1;
+
+	for (i = 0; i < n; i++)
+		if (!s->procs[i].live && !s->procs[i].target)
+			return &s->procs[i];
+	return NULL;
+}
+
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, size - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		n = snprintf(buf, size, "?");
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* -p PID: one line on what went wrong */
+static int open_pid(struct session *s, pid_t pid)
+{
+	struct proc *p = free_slot(s);
 	int err;
 
-	if (s->opts.pid) {
-		err = target__open(s->opts.pid, &s->target);
-		if (err == -ESRCH)
-			return fail(0, "no process with pid %d", s->opts.pid);
-		if (err == -EPERM)
-			return fail(0, "pid %d is a kernel thread: it has no heap to trace", s->opts.pid);
-		if (err == -EINVAL)
-			return fail(0, "tracelloc cannot trace itself");
-		if (err)
-			return fail(err, "cannot open pid %d", s->opts.pid);
-		return 0;
-	}
-	err = target__launch(s->opts.command, &s->target);
-	if (err == -ECHILD)
-		return fail(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
+	if (!p)
+		return fail(0, "too many processes: at most %d are traced at once", MAX_PROCS);
+	err = target__open(pid, &p->target);
+	if (err == -ESRCH)
+		return fail(0, "no process with pid %d", pid);
+	if (err == -EPERM)
+		return fail(0, "pid %d is a kernel thread: it has no heap to trace", pid);
+	if (err == -EINVAL)
+		return fail(0, "tracelloc cannot trace itself");
 	if (err)
-		return fail(err, "cannot run '%s'", s->opts.command[0]);
+		return fail(err, "cannot open pid %d", pid);
+	/* -p 12,12 or a thread id of a process given already */
+	for (size_t i = 0; i < (size_t)(p - s->procs); i++)
+		if (target__pid(s->procs[i].target) == target__pid(p->target)) {
+			target__destroy(p->target);
+			p->target = NULL;
+			return 0;
+		}
+	p->live = true;
+	return 0;
+}
+
+/* --comm: the processes of that name that run now (ours excepted) */
+static int open_comm(struct session *s)
+{
+	struct dirent *d;
+	struct proc *p;
+	char comm[32];
+	DIR *dir;
+	pid_t pid;
+	size_t i;
+	bool known;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return fail(-errno, "cannot read /proc");
+	while ((d = readdir(dir))) {
+		pid = (pid_t)atoi(d->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		read_comm(pid, comm, sizeof(comm));
+		if (strcmp(comm, s->opts.comm))
+			continue;
+		for (i = 0, known = false; i < MAX_PROCS; i++)
+			known |= s->procs[i].target && target__pid(s->procs[i].target) == pid;
+		if (known)
+			continue;
+		p = free_slot(s);
+		if (!p) {
+			s->untraced++;
+			continue;
+		}
+		/* gone meanwhile, or a kernel thread of that name: not ours to trace */
+		if (target__open(pid, &p->target)) {
+			p->target = NULL;
+			continue;
+		}
+		p->live = true;
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int open_targets(struct session *s)
+{
+	struct proc *p;
+	size_t i;
+	int err;
+
+	s->several = s->opts.npids > 1 || s->opts.follow_forks || s->opts.comm;
+	for (i = 0; i < s->opts.npids; i++) {
+		err = open_pid(s, s->opts.pids[i]);
+		if (err)
+			return err;
+	}
+	if (s->opts.comm && (err = open_comm(s)))
+		return err;
+	if (s->opts.command) {
+		p = &s->procs[0];
+		err = target__launch(s->opts.command, &p->target);
+		if (err == -ECHILD)
+			return fail(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
+		if (err)
+			return fail(err, "cannot run '%s'", s->opts.command[0]);
+		p->live = true;
+	}
+	s->first = s->procs[0].live ? &s->procs[0] : NULL;
 	return 0;
 }
 
@@ -185,41 +323,66 @@ static int open_target(struct session *s)
  * the BPF side can take the pids it already has. */
 #define INIT_PID_NS_INO 0xEFFFFFFCU
 
-static int pid_namespace(uint64_t *dev, uint64_t *ino)
+/* and its depth: NSpid in /proc/self/status lists our pid in every
+ * namespace from the initial one down */
+static int pid_namespace(uint64_t *dev, uint64_t *ino, uint32_t *level)
 {
+	char line[256];
 	struct stat st;
+	FILE *f;
 
 	if (stat("/proc/self/ns/pid", &st))
 		return -errno;
 	*dev = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_dev;
 	*ino = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_ino;
+	*level = 0;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = line + strlen("NSpid:");
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (; *at; at++)
+			if (*at != '\t' && *at != ' ' && *at != '\n' && (at[-1] == '\t' || at[-1] == ' '))
+				(*level)++;
+		if (*level)
+			(*level)--;
+	}
+	fclose(f);
 	return 0;
 }
 
-/* the target has exited (its pidfd polls readable) */
-static bool target_gone(struct session *s)
+/* the process has exited (its pidfd polls readable) */
+static bool proc_gone(const struct proc *p)
 {
-	struct pollfd pfd = { .fd = target__pidfd(s->target), .events = POLLIN };
+	struct pollfd pfd = { .fd = target__pidfd(p->target), .events = POLLIN };
 
 	return poll(&pfd, 1, 0) == 1;
 }
 
-/* the unwind tables of what the target maps now, built before the probes
+/* the unwind tables of what the processes map now, built before the probes
  * attach; the maps that hold them are sized from them */
 static int build_unwind_tables(struct session *s)
 {
 	struct unwinder_stats st;
+	struct proc *p = s->first;
 	int err;
 
 	s->skel->rodata->unwind_mode = s->opts.unwind;
 	if (s->opts.unwind == UNWIND_MODE_FP)
 		return bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
-	err = unwinder__new(target__pid(s->target), &s->unwinder);
-	if (err == -ESRCH || (err && target_gone(s)))
-		return fail(0, "pid %d exited while attaching", target__pid(s->target));
+	err = unwinder__new(p ? proc_pid(p) : 0, &s->unwinder);
+	if (p && (err == -ESRCH || (err && proc_gone(p))))
+		return fail(0, "pid %d exited while attaching", proc_pid(p));
 	if (err)
-		return fail(err, "cannot read the unwind tables of pid %d", target__pid(s->target));
+		return fail(err, "cannot read the unwind tables of pid %d", p ? proc_pid(p) : 0);
+	unwinder__set_slots(s->unwinder, s->several ? MAX_PROCS : 1);
 	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwinder__capacity(s->unwinder));
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.unwind_mods,
+					       unwinder__mods_entries(s->unwinder));
 	if (err)
 		return fail(err, "cannot size the unwind tables");
 	if (s->opts.verbose) {
@@ -235,29 +398,34 @@ static int build_unwind_tables(struct session *s)
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
+	uint32_t ns_level = 0;
 	size_t ring_bytes;
 	int err, i, ncpus;
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
 		return fail(-errno, "cannot open the BPF programs");
-	s->skel->rodata->target_tgid = target__pid(s->target);
-	err = pid_namespace(&ns_dev, &ns_ino);
+	err = pid_namespace(&ns_dev, &ns_ino, &ns_level);
 	if (err)
 		return fail(err, "cannot read /proc/self/ns/pid");
 	s->skel->rodata->pidns_dev = ns_dev;
 	s->skel->rodata->pidns_ino = ns_ino;
+	s->skel->rodata->pidns_level = ns_level;
 	s->skel->rodata->empty_probes = s->opts.empty_probes;
+	s->skel->rodata->trace_mmap = !s->opts.no_mmap;
+	/* a process of --comm's name forks workers of that name: they are its */
+	s->skel->rodata->follow_forks = s->opts.follow_forks || s->opts.comm;
+	if (s->opts.comm) {
+		s->skel->rodata->by_comm = true;
+		/* at most 15 characters (options.c), NUL-padded as the kernel's comm */
+		memcpy((char *)s->skel->rodata->comm_name, s->opts.comm, strlen(s->opts.comm));
+	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
 		return fail(ncpus ? ncpus : -EINVAL, "cannot count the CPUs");
 	ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, ncpus);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
-	/* a command we started is held at each exec until its new program is
-	 * probed; a -p target is not stopped (its parent may be a shell that
-	 * would take a stop for the user's ^Z) and is followed as it runs */
-	s->skel->rodata->stop_at_exec = !s->opts.pid && !s->opts.no_follow_exec;
 	err = build_unwind_tables(s);
 	if (err)
 		return err;
@@ -281,6 +449,7 @@ static int open_bpf(struct session *s)
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
 	events__follow_exec(s->events, !s->opts.no_follow_exec);
+	events__set_frames_fn(s->events, map_frames);
 	s->skel->rodata->per_thread = s->opts.per_thread;
 	if (s->opts.per_thread) {
 		s->threads = threads__new();
@@ -288,37 +457,97 @@ static int open_bpf(struct session *s)
 			return fail(-ENOMEM, "cannot start");
 		events__set_threads(s->events, s->threads);
 	}
+	if (s->several) {
+		s->processes = processes__new();
+		if (!s->processes)
+			return fail(-ENOMEM, "cannot start");
+	}
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
 		return fail(err, "cannot set up the ring buffers");
 	return 0;
 }
 
-static int find_allocator(struct session *s)
+/* why a process cannot be traced, as one line after "tracelloc: " */
+static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, size_t size)
 {
-	pid_t pid = target__pid(s->target);
+	if (err == -ENOENT)
+		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (glibc, jemalloc, "
+			 "tcmalloc, mimalloc, musl)", pid);
+	else if (err == -ENOEXEC)
+		snprintf(buf, size, "pid %d runs a static binary without a symbol table (stripped): "
+			 "nothing names its malloc", pid);
+	else if (err == -EMEDIUMTYPE)
+		snprintf(buf, size, "pid %d uses an allocator tracelloc does not trace (malloc is "
+			 "defined in %s)", pid, attach__culprit(a));
+	else
+		snprintf(buf, size, "cannot read the objects mapped by pid %d: %s", pid,
+			 strerror(-err));
+}
+
+static int find_allocator(struct session *s, struct proc *p)
+{
+	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
+	pid_t pid = proc_pid(p);
+	char why[512];
 	int err;
 
-	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
-
-	s->attach = attach__new(s->skel, pid, &aopts);
-	if (!s->attach)
+	p->attach = attach__new(s->skel, pid, &aopts);
+	if (!p->attach)
 		return fail(-ENOMEM, "cannot attach");
-	err = attach__find(s->attach);
+	err = attach__find(p->attach);
 	/* a process that has just exited maps nothing: say that, not "no allocator" */
-	if (err == -ESRCH || (err && target_gone(s)))
+	if (err == -ESRCH || (err && proc_gone(p)))
 		return fail(0, "pid %d exited while attaching", pid);
-	if (err == -ENOENT)
-		return fail(0, "pid %d maps no allocator tracelloc knows (glibc, jemalloc, tcmalloc, "
-			    "mimalloc, musl)", pid);
-	if (err == -ENOEXEC)
-		return fail(0, "pid %d runs a static binary without a symbol table (stripped): "
-			    "nothing names its malloc", pid);
-	if (err == -EMEDIUMTYPE)
-		return fail(0, "pid %d uses an allocator tracelloc does not trace (malloc is "
-			    "defined in %s)", pid, attach__culprit(s->attach));
-	if (err)
-		return fail(err, "cannot read the objects mapped by pid %d", pid);
+	if (err) {
+		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		return fail(0, "%s", why);
+	}
+	return 0;
+}
+
+/* --comm: a process found by name that cannot be traced is left out */
+static void drop_proc(struct session *s, struct proc *p)
+{
+	attach__destroy(p->attach);
+	p->attach = NULL;
+	target__destroy(p->target);
+	p->target = NULL;
+	p->live = false;
+	if (s->first == p)
+		s->first = NULL;
+}
+
+static int find_allocators(struct session *s)
+{
+	struct proc *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (!p->live)
+			continue;
+		err = find_allocator(s, p);
+		if (!err)
+			continue;
+		/* asked for by pid or by command: the trace cannot be what was asked */
+		if (!s->opts.comm || p->target == NULL)
+			return err;
+		for (size_t j = 0; j < s->opts.npids; j++)
+			if (s->opts.pids[j] == proc_pid(p))
+				return err;
+		drop_proc(s, p);
+	}
+	/* the slots in order, the first one first */
+	for (i = 0; i < MAX_PROCS && !s->first; i++)
+		if (s->procs[i].live)
+			s->first = &s->procs[i];
+	if (s->first && s->first != &s->procs[0]) {
+		s->procs[0] = *s->first;
+		memset(s->first, 0, sizeof(*s->first));
+		s->first = &s->procs[0];
+	}
 	return 0;
 }
 
@@ -368,8 +597,14 @@ static void cool_heap(void)
 
 static int load_bpf(struct session *s)
 {
-	int err = attach__prepare(s->attach);
+	struct attach *model = s->first ? s->first->attach : NULL, *own = NULL;
+	int err;
 
+	/* --comm with no process yet: the kind of links this kernel offers */
+	if (!model)
+		model = own = attach__new(s->skel, getpid(), &(struct attach_opts){ 0 });
+	err = model ? attach__prepare(model) : -ENOMEM;
+	attach__destroy(own);
 	if (!err)
 		err = tracelloc_bpf__load(s->skel);
 	cool_heap();
@@ -382,15 +617,12 @@ static int load_bpf(struct session *s)
 		struct unwinder_maps maps = {
 			.rows_fd = bpf_map__fd(s->skel->maps.unwind_rows),
 			.mods_fd = bpf_map__fd(s->skel->maps.unwind_mods),
-			.mods_version = &s->skel->bss->mods_version,
-			.mods_count = s->skel->bss->mods_count,
-			.uprobes_start = &s->skel->bss->uprobes_start,
-			.uprobes_end = &s->skel->bss->uprobes_end,
+			.procs = s->skel->bss->procs,
 		};
 
 		err = unwinder__publish(s->unwinder, &maps);
-		if (err == -ESRCH || (err && target_gone(s)))
-			return fail(0, "pid %d exited while attaching", target__pid(s->target));
+		if (s->first && (err == -ESRCH || (err && proc_gone(s->first))))
+			return fail(0, "pid %d exited while attaching", proc_pid(s->first));
 		if (err)
 			return fail(err, "cannot hand the unwind tables to the BPF programs");
 	}
@@ -399,81 +631,219 @@ static int load_bpf(struct session *s)
 
 /* the program's mappings made by the loader (a dlopen'ed library's .bss)
  * are its own: where its code is now */
-static void set_loader(struct session *s)
+static void set_loader(struct session *s, struct proc *p)
 {
 	uint64_t start, end;
 
-	attach__loader(s->attach, &start, &end);
-	s->skel->bss->loader_start = start;
-	s->skel->bss->loader_end = end;
+	attach__loader(p->attach, &start, &end);
+	bpf_state(s, p)->loader_start = start;
+	bpf_state(s, p)->loader_end = end;
 }
 
-static void tell_new_probes(struct session *s)
+static void tell_new_probes(struct proc *p)
 {
 	char prefix[64];
 
-	snprintf(prefix, sizeof(prefix), "tracelloc: pid %d: probing as well: ", target__pid(s->target));
-	attach__describe_new(s->attach, prefix, stderr);
+	snprintf(prefix, sizeof(prefix), "tracelloc: pid %d: probing as well: ", proc_pid(p));
+	attach__describe_new(p->attach, prefix, stderr);
+}
+
+static uint32_t maps_gen(struct session *s, const struct proc *p)
+{
+	return __atomic_load_n(&bpf_state(s, p)->maps_gen, __ATOMIC_RELAXED);
 }
 
 /* an allocator library loaded since (dlopen): probed as soon as ld.so says so */
-static void refresh_probes(struct session *s)
+static void refresh_probes(struct session *s, struct proc *p)
 {
-	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
+	uint32_t gen = maps_gen(s, p);
 
-	if (gen == s->probes_gen)
+	if (gen == p->probes_gen)
 		return;
-	s->probes_gen = gen;
+	p->probes_gen = gen;
 	/* a library that cannot be probed stays so; the others are */
-	attach__refresh(s->attach);
-	set_loader(s);
-	tell_new_probes(s);
+	attach__refresh(p->attach);
+	set_loader(s, p);
+	tell_new_probes(p);
 }
 
 /* tables for libraries mapped since the last look: at once after ld.so
  * says the maps change, and on every tick for the rest ([uprobes], mmap) */
-static void refresh_unwinder(struct session *s, bool always)
+static void refresh_unwinder(struct session *s, struct proc *p, bool always)
 {
-	uint32_t gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
+	uint32_t gen = maps_gen(s, p);
 
-	if (!s->unwinder || (!always && gen == s->unwinder_gen))
+	if (!s->unwinder || (!always && gen == p->unwinder_gen))
 		return;
-	s->unwinder_gen = gen;
-	unwinder__refresh(s->unwinder);
+	p->unwinder_gen = gen;
+	unwinder__refresh(s->unwinder, slot_of(s, p));
 }
 
-static int attach_probes(struct session *s)
+static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
+				  uint32_t nframes, uint64_t *buf)
 {
-	int err;
+	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
+}
 
+/* the process's program, as /proc/PID/exe names it */
+static void exe_path(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, size - 1);
+	if (n <= 0)
+		snprintf(buf, size, "?");
+	else
+		buf[n] = '\0';
+}
+
+/*
+ * The process's records are read from now on, under a new number when
+ * there are several: its symbolizer (its files opened now, as they may be
+ * gone when its stacks are named) and its slot in events. Negative errno.
+ */
+static int name_proc(struct session *s, struct proc *p)
+{
+	struct symbolizer *sym = symbolizer__new(proc_pid(p));
+	char comm[32];
+	int idx;
+
+	if (!sym)
+		return -ENOMEM;
+	symbolizer__set_generation(sym, &bpf_state(s, p)->maps_gen);
+	symbolizer__refresh(sym);
+	if (!s->several) {
+		symbolizer__destroy(p->symbolizer);
+		p->symbolizer = sym;
+		events__set_slot(s->events, slot_of(s, p), 0, 0, sym);
+		return 0;
+	}
+	read_comm(proc_pid(p), comm, sizeof(comm));
+	idx = processes__add(s->processes, proc_pid(p), comm, sym);
+	if (idx < 0)
+		return idx;
+	p->idx = idx;
+	events__set_slot(s->events, slot_of(s, p), PROC_TAG(idx), PROCESS_FRAME(idx), sym);
+	return 0;
+}
+
+static struct symbolizer *proc_symbolizer(struct session *s, const struct proc *p)
+{
+	return s->several ? processes__symbolizer(s->processes, p->idx) : p->symbolizer;
+}
+
+/* the BPF side filters on the process from now on */
+static int trace_proc(struct session *s, struct proc *p)
+{
+	uint32_t pid = proc_pid(p), slot = slot_of(s, p);
+
+	return bpf_map__update_elem(s->skel->maps.traced, &pid, sizeof(pid), &slot, sizeof(slot),
+				    BPF_ANY);
+}
+
+/* a slot's process is no longer traced: its probes go, its numbers stay */
+static void end_proc(struct session *s, struct proc *p, const char *how)
+{
+	uint32_t pid = proc_pid(p);
+
+	bpf_map__delete_elem(s->skel->maps.traced, &pid, sizeof(pid), 0);
+	events__clear_slot(s->events, slot_of(s, p));
+	unwinder__remove(s->unwinder, slot_of(s, p));
+	attach__destroy(p->attach);
+	p->attach = NULL;
+	if (s->several)
+		processes__ended(s->processes, p->idx, how);
+	p->live = false;
+	p->exec_unsettled = false;
+	/* the first keeps its target: its ending and the command's SIGTERM */
+	if (p != s->first) {
+		target__destroy(p->target);
+		p->target = NULL;
+	}
+}
+
+static int attach_tracepoints(struct session *s)
+{
 	/* before the probes: an exec from then on is seen */
 	s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
 	if (!s->skel->links.on_exec)
-		return fail(-errno, "cannot watch pid %d for exec", target__pid(s->target));
+		return fail(-errno, "cannot watch for exec");
 	s->skel->links.on_thread_exit = bpf_program__attach(s->skel->progs.on_thread_exit);
 	if (!s->skel->links.on_thread_exit)
-		return fail(-errno, "cannot watch pid %d for exits", target__pid(s->target));
+		return fail(-errno, "cannot watch for exits");
 	if (!s->opts.no_mmap) {
-		set_loader(s);
 		s->skel->links.on_sys_enter = bpf_program__attach(s->skel->progs.on_sys_enter);
-		s->skel->links.on_sys_exit = s->skel->links.on_sys_enter ?
-			bpf_program__attach(s->skel->progs.on_sys_exit) : NULL;
-		if (!s->skel->links.on_sys_exit)
-			return fail(-errno, "cannot trace the system calls of pid %d (mmap, munmap; "
-				    "--no-mmap goes without)", target__pid(s->target));
+		if (!s->skel->links.on_sys_enter)
+			return fail(-errno, "cannot trace the system calls (mmap, munmap; --no-mmap "
+				    "goes without)");
 	}
-	err = attach__attach(s->attach);
+	if (!s->opts.no_mmap || s->skel->rodata->follow_forks) {
+		s->skel->links.on_sys_exit = bpf_program__attach(s->skel->progs.on_sys_exit);
+		if (!s->skel->links.on_sys_exit)
+			return fail(-errno, "cannot trace the system calls (mmap, fork%s)",
+				    s->opts.no_mmap ? "" : "; --no-mmap goes without mmap");
+	}
+	return 0;
+}
+
+static int attach_proc_probes(struct session *s, struct proc *p)
+{
+	pid_t pid = proc_pid(p);
+	int err = attach__attach(p->attach);
 
 	/* the kernel refuses a uprobe where another tool's probe on the same
 	 * instruction uses a different reference counter (BCC's memleak does) */
 	if (err == -EINVAL)
 		return fail(0, "cannot attach probes to pid %d: the kernel refused them; another "
 			    "tracer may hold probes on the same functions (dmesg: \"ref_ctr_offset "
-			    "mismatch\")", target__pid(s->target));
-	if (err && target_gone(s))
-		return fail(0, "pid %d exited while tracelloc attached to it", target__pid(s->target));
+			    "mismatch\")", pid);
+	if (err && proc_gone(p))
+		return fail(0, "pid %d exited while tracelloc attached to it", pid);
 	if (err)
-		return fail(err, "cannot attach probes to pid %d", target__pid(s->target));
+		return fail(err, "cannot attach probes to pid %d", pid);
+	return 0;
+}
+
+/* each process: named, in its slot, filtered on by BPF, then probed */
+static int attach_probes(struct session *s)
+{
+	struct proc *p;
+	size_t i;
+	int err;
+
+	err = attach_tracepoints(s);
+	if (err)
+		return err;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (!p->live)
+			continue;
+		exe_path(proc_pid(p), p->execs, sizeof(p->execs));
+		/* a command we started is held at each exec until its new program is
+		 * probed; a -p target is not stopped (its parent may be a shell that
+		 * would take a stop for the user's ^Z) and is followed as it runs */
+		p->hold_exec = s->opts.command && p == s->first && !s->opts.no_follow_exec;
+		bpf_state(s, p)->hold_exec = p->hold_exec;
+		set_loader(s, p);
+		err = name_proc(s, p);
+		if (err)
+			return fail(err, "cannot start the symbolizer");
+		if (s->unwinder && (err = unwinder__add(s->unwinder, slot_of(s, p), proc_pid(p))) &&
+		    !proc_gone(p))
+			return fail(err, "cannot hand the unwind tables of pid %d to the BPF programs",
+				    proc_pid(p));
+		err = trace_proc(s, p);
+		if (err)
+			return fail(err, "cannot trace pid %d", proc_pid(p));
+		/* the first chose the kind of links the programs were loaded for */
+		if (p != s->first && (err = attach__prepare_loaded(p->attach)))
+			return fail(err, "cannot attach probes to pid %d", proc_pid(p));
+		err = attach_proc_probes(s, p);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -492,41 +862,6 @@ static int build_filter(struct session *s)
 			return fail(0, "invalid --include '%s'", s->opts.includes[i]);
 	return 0;
 }
-
-/* the target's program, as /proc/PID/exe names it */
-static void exe_path(struct session *s, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", target__pid(s->target));
-	n = readlink(path, buf, size - 1);
-	if (n <= 0)
-		snprintf(buf, size, "?");
-	else
-		buf[n] = '\0';
-}
-
-static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
-				  uint32_t nframes, uint64_t *buf)
-{
-	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
-}
-
-static int start_engine(struct session *s)
-{
-	exe_path(s, s->execs, sizeof(s->execs));
-	s->symbolizer = symbolizer__new(target__pid(s->target));
-	if (!s->symbolizer)
-		return fail(-ENOMEM, "cannot start the symbolizer");
-	/* stacks are named after the maps of their generation */
-	symbolizer__set_generation(s->symbolizer, &s->skel->bss->maps_gen);
-	events__set_frames_fn(s->events, map_frames, s->symbolizer);
-	/* open the target's files now: they may be gone when we name the stacks */
-	symbolizer__refresh(s->symbolizer);
-	return 0;
-}
-
 static void read_loss(struct session *s, struct loss *loss)
 {
 	int ncpus = libbpf_num_possible_cpus();
@@ -567,7 +902,8 @@ static void consume_while_writing(void *ctx)
 static struct profile *snapshot(struct session *s, bool for_writer)
 {
 	struct profile_opts popts = {
-		.symbolizer = s->symbolizer,
+		.symbolizer = s->several ? NULL : s->procs[0].symbolizer,
+		.processes = s->processes,
 		.filter = s->filter,
 		.allocator_frame = for_writer && s->opts.allocator_frame,
 		.threads = s->threads,
@@ -600,11 +936,15 @@ static int write_svg(FILE *out, void *ctx)
 
 	if (!p)
 		return -ENOMEM;
-	if (s->opts.command)
+	if (s->several)
+		snprintf(title, sizeof(title), "Heap of %zu processes%s%s",
+			 processes__count(s->processes), s->opts.command ? ", from " : "",
+			 s->opts.command ? s->opts.command[0] : "");
+	else if (s->opts.command)
 		snprintf(title, sizeof(title), "Heap of %s, pid %d", s->opts.command[0],
-			 target__pid(s->target));
+			 proc_pid(s->first));
 	else
-		snprintf(title, sizeof(title), "Heap of pid %d", target__pid(s->target));
+		snprintf(title, sizeof(title), "Heap of pid %d", proc_pid(s->first));
 	err = svg__write(out, p, s->opts.flamegraph_metric, title);
 	profile__destroy(p);
 	return err;
@@ -623,8 +963,13 @@ static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
 	po.duration_ns = (int64_t)((clock__now_ns() / 1e9 - s->start_s) * 1e9);
-	snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", target__pid(s->target),
-		 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	if (s->several)
+		snprintf(comment, sizeof(comment), "tracelloc: %zu processes%s%s",
+			 processes__count(s->processes), s->opts.command ? ", " : "",
+			 s->opts.command ? s->opts.command[0] : "");
+	else
+		snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", proc_pid(s->first),
+			 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
 	po.comment = comment;
 	err = pprof__write(out, p, &po);
 	profile__destroy(p);
@@ -639,7 +984,7 @@ static int write_pprof(FILE *out, void *ctx)
 static int write_metrics(FILE *out, struct session *s)
 {
 	struct metrics m = {
-		.pid = target__pid(s->target),
+		.pid = s->first ? proc_pid(s->first) : 0,
 		.traced_s = (clock__now_ns() / 1e9) - s->start_s,
 		.stats = *heap__stats(s->heap),
 		.stacks = stacks__count(heap__stacks(s->heap)),
@@ -829,34 +1174,40 @@ static int new_timer(double first_s, double every_s)
 	return fd;
 }
 
-/*
- * Handles waiting records. New stacks may point into code mapped since the
- * maps were last read (dlopen, JIT): read them again now, while the process
- * lives, at most every 10 ms.
- */
-/* after a read of the rings: new stacks may point into code mapped since */
+
+/* after a read of the rings: new stacks may point into code mapped since the
+ * maps were last read (dlopen, JIT): read them again now, while the
+ * processes live, at most every 10 ms */
 static int after_read(struct session *s, int err)
 {
 	uint32_t nstacks;
+	struct proc *p;
+	size_t i;
 
-	/* lost data is never silent */
-	if (!s->main_exit_told && events__main_exited(s->events) &&
-	    attach__per_thread_filter(s->attach)) {
-		fprintf(stderr, "tracelloc: the main thread of pid %d exited: with this kernel's "
-			"perf-event links the probes stop with it, and what its other threads do "
-			"from now on is not traced\n", target__pid(s->target));
-		s->main_exit_told = true;
-	}
-
-	/* after an exec the maps are the new program's: keep the old ones */
-	if (err || events__exec_seen(s->events))
+	if (err)
 		return err;
-	refresh_unwinder(s, false);
-	if (!events__exec_pending(s->events))
-		refresh_probes(s);
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (!p->live)
+			continue;
+		/* lost data is never silent */
+		if (!p->main_exit_told && events__main_exited(s->events) &&
+		    attach__per_thread_filter(p->attach)) {
+			fprintf(stderr, "tracelloc: the main thread of pid %d exited: with this "
+				"kernel's perf-event links the probes stop with it, and what its other "
+				"threads do from now on is not traced\n", proc_pid(p));
+			p->main_exit_told = true;
+		}
+		refresh_unwinder(s, p, false);
+		/* after an exec the maps are the new program's: not probed here */
+		if (!events__exec_pending(s->events) && !events__exec_seen(s->events))
+			refresh_probes(s, p);
+	}
 	nstacks = stacks__count(heap__stacks(s->heap));
 	if (nstacks != s->stacks_at_refresh && clock__now_ns() - s->refreshed_ns >= 10000000ULL) {
-		symbolizer__refresh(s->symbolizer);
+		for (i = 0; i < MAX_PROCS; i++)
+			if (s->procs[i].live)
+				symbolizer__refresh(proc_symbolizer(s, &s->procs[i]));
 		s->stacks_at_refresh = nstacks;
 		s->refreshed_ns = clock__now_ns();
 	}
@@ -879,10 +1230,10 @@ static int consume(struct session *s)
 	return err;
 }
 
-/* what an exec's new program that cannot be traced ends the trace with */
-static void exec_verdict(struct session *s, int err, char *ending, size_t ending_size)
+/* what an exec's new program that cannot be traced ends its trace with */
+static void exec_verdict(struct proc *p, int err, char *ending, size_t ending_size)
 {
-	const char *exe = strrchr(s->execs, ' ') ? strrchr(s->execs, ' ') + 1 : s->execs;
+	const char *exe = strrchr(p->execs, ' ') ? strrchr(p->execs, ' ') + 1 : p->execs;
 
 	if (err == -ENOENT)
 		snprintf(ending, ending_size, "target called exec of %.200s, which maps no allocator "
@@ -893,130 +1244,338 @@ static void exec_verdict(struct session *s, int err, char *ending, size_t ending
 	else if (err == -EMEDIUMTYPE)
 		snprintf(ending, ending_size, "target called exec of %.200s, whose malloc is in %.200s, an "
 			 "allocator tracelloc does not trace: stopped there", exe,
-			 attach__culprit(s->attach));
+			 attach__culprit(p->attach));
 	else
 		snprintf(ending, ending_size, "target called exec of %.200s, which could not be "
 			 "probed (%s): stopped there", exe, strerror(-err));
 }
 
-/* probes, tables and names for what the target maps now; 0, or why its
+/* probes, tables and names for what the process maps now; 0, or why its
  * program cannot be traced */
-static int probe_new_files(struct session *s)
+static int probe_new_files(struct session *s, struct proc *p)
 {
 	int err;
 
-	refresh_unwinder(s, true);
-	symbolizer__refresh(s->symbolizer);
-	err = attach__refresh(s->attach);
-	set_loader(s);
-	s->probes_gen = __atomic_load_n(&s->skel->bss->maps_gen, __ATOMIC_RELAXED);
-	tell_new_probes(s);
+	refresh_unwinder(s, p, true);
+	symbolizer__refresh(proc_symbolizer(s, p));
+	err = attach__refresh(p->attach);
+	set_loader(s, p);
+	p->probes_gen = maps_gen(s, p);
+	tell_new_probes(p);
 	return err;
 }
 
 /*
- * The target called exec, and the trace goes on in its new program: the old
- * heap went with the old program. A command we started was stopped by the
- * BPF program as its new program began; it waits, stopped, until that
- * program's files are probed and their tables built: its executable and
- * ld.so now, its libraries at ld.so's hook (a second stop), before any of
- * their code runs. A -p target runs on, and is probed as it maps its files.
- * false, with the ending, when the new program cannot be traced.
+ * A new program in the process (exec, or --comm's name starting), held
+ * stopped when p->hold_exec: its executable and ld.so are probed now, its
+ * libraries at ld.so's hook (a second stop), before any of their code runs.
+ * A -p target runs on, and is probed as it maps its files. 0, or why the
+ * program cannot be traced.
  */
-static bool follow_exec(struct session *s, char *ending, size_t ending_size)
+static int probe_program(struct session *s, struct proc *p)
 {
-	pid_t pid = target__pid(s->target);
-	bool hold = s->skel->rodata->stop_at_exec;
+	int err = probe_new_files(s, p);
+
+	/* a dynamic program's allocator comes with its libraries: at the hook */
+	p->exec_unsettled = attach__loader_probed(p->attach) && (!err || err == -ENOENT);
+	if (p->exec_unsettled) {
+		if (p->hold_exec) {
+			bpf_state(s, p)->hook_calls = 0;
+			bpf_state(s, p)->hold_at_hook = 1;
+		}
+		err = 0;
+	}
+	if (p->hold_exec)
+		target__continue(p->target);
+	return err;
+}
+
+/* with several processes, one that cannot be traced on ends alone */
+static bool proc_verdict(struct session *s, struct proc *p, int err, char *ending,
+			 size_t ending_size)
+{
+	char why[512];
+
+	if (!err)
+		return true;
+	exec_verdict(p, err, why, sizeof(why));
+	if (!s->several) {
+		snprintf(ending, ending_size, "%s", why);
+		return false;
+	}
+	fprintf(stderr, "tracelloc: pid %d: %s\n", proc_pid(p), why + strlen("target "));
+	end_proc(s, p, "exec");
+	return true;
+}
+
+/*
+ * The process called exec, and the trace goes on in its new program: the
+ * old heap went with the old program. false, with the ending, when the
+ * trace ends there.
+ */
+static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t ending_size)
+{
+	pid_t pid = proc_pid(p);
 	struct heap *heap;
 	size_t len;
 	int err = 0;
 
-	if (hold && (err = target__wait_stopped(s->target))) {
-		if (target_gone(s))
+	if (p->hold_exec && (err = target__wait_stopped(p->target))) {
+		if (proc_gone(p))
 			snprintf(ending, ending_size, "target exited");
 		else
 			snprintf(ending, ending_size, "target called exec and was not held there (%s): "
 				 "stopped", strerror(-err));
-		return false;
+		if (!s->several)
+			return false;
+		end_proc(s, p, "exited");
+		return true;
 	}
-	len = strlen(s->execs);
-	snprintf(s->execs + len, sizeof(s->execs) - len, " -> ");
-	len = strlen(s->execs);
-	exe_path(s, s->execs + len, sizeof(s->execs) - len);
-	s->nexecs++;
-	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid,
-		s->execs + len);
+	len = strlen(p->execs);
+	snprintf(p->execs + len, sizeof(p->execs) - len, " -> ");
+	len = strlen(p->execs);
+	exe_path(pid, p->execs + len, sizeof(p->execs) - len);
+	p->nexecs++;
+	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, p->execs + len);
 
-	heap = heap__new();
-	if (!heap) {
-		snprintf(ending, ending_size, "target called exec: out of memory");
-		return false;
-	}
-	heap__set_sampling(heap, s->opts.sample_bytes);
-	heap__destroy(s->heap);
-	s->heap = heap;
-	events__exec_done(s->events, heap);
-	s->reported = false;
-	s->stacks_at_refresh = 0;
-	memset(&s->rate_from, 0, sizeof(s->rate_from));
-	symbolizer__destroy(s->symbolizer);
-	s->symbolizer = symbolizer__new(pid);
-	if (!s->symbolizer) {
-		snprintf(ending, ending_size, "target called exec: out of memory");
-		return false;
-	}
-	symbolizer__set_generation(s->symbolizer, &s->skel->bss->maps_gen);
-	events__set_frames_fn(s->events, map_frames, s->symbolizer);
-
-	err = probe_new_files(s);
-	/* a dynamic program's allocator comes with its libraries: at the hook */
-	s->exec_unsettled = attach__loader_probed(s->attach) && (!err || err == -ENOENT);
-	if (s->exec_unsettled) {
-		if (hold) {
-			s->skel->bss->hook_calls = 0;
-			s->skel->bss->hold_at_hook = 1;
+	if (s->several) {
+		/* the old program's blocks went with it; the new one has a number of its own */
+		heap__drop_tag(s->heap, PROC_TAG(p->idx), PROC_MASK);
+		processes__ended(s->processes, p->idx, "exec");
+	} else {
+		heap = heap__new();
+		if (!heap) {
+			snprintf(ending, ending_size, "target called exec: out of memory");
+			return false;
 		}
-		err = 0;
+		heap__set_sampling(heap, s->opts.sample_bytes);
+		heap__destroy(s->heap);
+		s->heap = heap;
+		events__set_heap(s->events, heap);
+		s->reported = false;
+		s->stacks_at_refresh = 0;
+		memset(&s->rate_from, 0, sizeof(s->rate_from));
 	}
-	if (hold)
-		target__continue(s->target);
-	if (err)
-		exec_verdict(s, err, ending, ending_size);
-	return !err;
+	err = name_proc(s, p);
+	if (err) {
+		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
+		if (!s->several)
+			return false;
+		end_proc(s, p, "exec");
+		return true;
+	}
+	return proc_verdict(s, p, probe_program(s, p), ending, ending_size);
 }
 
 /* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
-static bool settle_exec(struct session *s, char *ending, size_t ending_size)
+static bool settle_exec(struct session *s, struct proc *p, char *ending, size_t ending_size)
 {
-	bool hold = s->skel->rodata->stop_at_exec;
 	int err;
 
-	if (!s->exec_unsettled || (hold && s->skel->bss->hold_at_hook))
+	if (!p->exec_unsettled || (p->hold_exec && bpf_state(s, p)->hold_at_hook))
 		return true;
-	if (hold && target__wait_stopped(s->target))
+	if (p->hold_exec && target__wait_stopped(p->target))
 		return true;	/* gone: the pidfd says so */
-	s->exec_unsettled = false;
-	err = probe_new_files(s);
-	if (hold)
-		target__continue(s->target);
+	p->exec_unsettled = false;
+	err = probe_new_files(s, p);
+	if (p->hold_exec)
+		target__continue(p->target);
 	if (err)
-		exec_verdict(s, err, ending, ending_size);
-	return !err;
+		exec_verdict(p, err, ending, ending_size);
+	return proc_verdict(s, p, err, ending, ending_size);
 }
 
-/* After a read: an exec ends the trace (--no-follow-exec), or is followed. */
-static bool exec_ending(struct session *s, char *ending, size_t ending_size)
-{
-	char exe[256];
+/* a fork's child frame for frame: the child's number where the parent's was */
+struct retag_ctx {
+	uint32_t to;
+};
 
-	if (events__exec_pending(s->events))
-		return !follow_exec(s, ending, ending_size);
-	if (s->exec_unsettled && s->skel->rodata->stop_at_exec)
-		return !settle_exec(s, ending, ending_size);
-	if (!events__exec_seen(s->events))
+static void retag_frames(void *ctx, const uint64_t *frames, uint32_t n, uint64_t *out)
+{
+	const struct retag_ctx *r = ctx;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (IS_PROCESS_FRAME(frames[i]))
+			out[i] = PROCESS_FRAME(r->to);
+		else if (IS_THREAD_FRAME(frames[i]))
+			out[i] = frames[i];
+		else
+			out[i] = (frames[i] & ~PROC_MASK) | PROC_TAG(r->to);
+	}
+}
+
+/* a new process the BPF side stopped and marked held: no slot for it */
+static void let_go(struct session *s, pid_t pid)
+{
+	uint32_t key = pid;
+
+	bpf_map__delete_elem(s->skel->maps.traced, &key, sizeof(key), 0);
+	kill(pid, SIGCONT);
+	if (!s->untraced++)
+		fprintf(stderr, "tracelloc: pid %d is not traced: %d processes are traced at once "
+			"already (the summary counts those left out)\n", pid, MAX_PROCS);
+}
+
+/*
+ * A process held by the BPF side at its start: a traced process's child
+ * (parent set), or a program of --comm's name. It waits, stopped, in a slot
+ * of its own, until it is probed.
+ */
+static void take_new(struct session *s, struct proc *parent, pid_t pid, bool shares_vm)
+{
+	struct proc *p = free_slot(s);
+	int err;
+
+	if (!p) {
+		let_go(s, pid);
+		return;
+	}
+	/* gone already: it held nothing we count */
+	if (target__open(pid, &p->target)) {
+		uint32_t key = pid;
+
+		bpf_map__delete_elem(s->skel->maps.traced, &key, sizeof(key), 0);
+		return;
+	}
+	p->live = true;
+	if (watch_proc(s, p) || target__wait_stopped(p->target)) {
+		end_proc(s, p, "exited");
+		return;
+	}
+	memset(bpf_state(s, p), 0, sizeof(struct proc_state));
+	p->hold_exec = !s->opts.no_follow_exec;
+	bpf_state(s, p)->hold_exec = p->hold_exec;
+	p->probes_gen = p->unwinder_gen = 0;
+	p->main_exit_told = false;
+	p->nexecs = 0;
+	exe_path(pid, p->execs, sizeof(p->execs));
+	err = name_proc(s, p);
+	if (!err && parent && !shares_vm) {
+		/* what the parent held, the child holds: a copy at the same addresses */
+		struct retag_ctx r = { .to = p->idx };
+
+		err = heap__copy_tag(s->heap, PROC_TAG(parent->idx), PROC_TAG(p->idx), PROC_MASK,
+				     retag_frames, &r);
+	}
+	if (!err && s->unwinder)
+		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
+	if (!err) {
+		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
+
+		p->attach = attach__new(s->skel, pid, &aopts);
+		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
+	}
+	if (!err)
+		err = trace_proc(s, p);
+	if (err) {
+		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
+		end_proc(s, p, "untraced");
+		kill(pid, SIGCONT);
+		return;
+	}
+	if (s->opts.verbose)
+		fprintf(stderr, "tracelloc: tracing pid %d (%s), %s %d\n", pid,
+			processes__comm(s->processes, p->idx), parent ? "forked by" : "named",
+			parent ? proc_pid(parent) : 0);
+	if (!parent) {
+		/* a program at its start: probed as an exec is */
+		char why[512];
+
+		err = probe_program(s, p);
+		proc_verdict(s, p, err, why, sizeof(why));
+		return;
+	}
+	/* a copy of its parent: the same files at the same places (a child
+	 * sharing its parent's memory has its probes; it is traced from exec) */
+	if (!shares_vm) {
+		err = attach__find(p->attach);
+		if (!err)
+			err = attach__attach(p->attach);
+	}
+	set_loader(s, p);
+	target__continue(p->target);
+	if (err) {
+		char why[512];
+
+		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		fprintf(stderr, "tracelloc: %s\n", why);
+		end_proc(s, p, "untraced");
+	}
+}
+
+/*
+ * After a read: what stopped it (an exec, a fork, a new process of
+ * --comm's name) is dealt with, and the read goes on. true when the trace
+ * ends there (ending says why).
+ */
+static bool handle_pending(struct session *s, char *ending, size_t ending_size)
+{
+	struct events_pending pend;
+	struct proc *p;
+	char exe[256];
+	size_t i;
+
+	while (events__pending(s->events, &pend)) {
+		p = &s->procs[pend.slot < MAX_PROCS ? pend.slot : 0];
+		switch (pend.type) {
+		case EVENT_EXEC:
+			if (!s->opts.no_follow_exec) {
+				if (!follow_exec(s, p, ending, ending_size))
+					return true;
+				break;
+			}
+			exe_path(proc_pid(p), exe, sizeof(exe));
+			if (!s->several) {
+				snprintf(ending, ending_size, "target called exec (now %s): stopped there",
+					 exe);
+				return true;
+			}
+			fprintf(stderr, "tracelloc: pid %d called exec (now %s): no longer traced\n",
+				proc_pid(p), exe);
+			end_proc(s, p, "exec");
+			break;
+		case EVENT_FORK:
+			take_new(s, p, (pid_t)(uint32_t)pend.addr, pend.addr & FORK_SHARES_VM);
+			break;
+		case EVENT_COMM_EXEC:
+			take_new(s, NULL, (pid_t)(uint32_t)pend.addr, false);
+			break;
+		}
+		events__resume(s->events);
+		consume(s);
+	}
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (p->live && p->exec_unsettled && p->hold_exec &&
+		    !settle_exec(s, p, ending, ending_size))
+			return true;
+	}
+	return false;
+}
+
+/* a process exited: its last records first; true when nothing is left to trace */
+static bool proc_exited(struct session *s, struct proc *p, char *ending, size_t ending_size)
+{
+	size_t i;
+
+	consume(s);
+	if (!s->several) {
+		target__ending(p->target, ending, ending_size);
+		return true;
+	}
+	if (p == s->first)
+		target__ending(p->target, s->first_ending, sizeof(s->first_ending));
+	if (p->live)
+		end_proc(s, p, "exited");
+	for (i = 0; i < MAX_PROCS; i++)
+		if (s->procs[i].live)
+			return false;
+	/* --comm waits for the next one */
+	if (s->opts.comm)
 		return false;
-	exe_path(s, exe, sizeof(exe));
-	snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
+	snprintf(ending, ending_size, "%s%sall traced processes exited", s->first_ending,
+		 s->first_ending[0] ? "; " : "");
 	return true;
 }
 
@@ -1034,51 +1593,71 @@ static void update_rate(struct session *s)
 	s->rate_from_ns = t;
 }
 
-/* consumes events until the target exits, a signal arrives or time is up */
+/* epoll data: a process's pidfd is its slot under this tag; others the fd */
+#define PIDFD_TAG (UINT64_C(1) << 32)
+
+static int watch_proc(struct session *s, struct proc *p)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = PIDFD_TAG | slot_of(s, p) };
+
+	if (s->epfd < 0)
+		return 0;
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, target__pidfd(p->target), &ev) ? -errno : 0;
+}
+
+static void unwatch_proc(struct session *s, struct proc *p)
+{
+	if (p->target)
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, target__pidfd(p->target), NULL);
+}
+
+/* consumes events until the processes exit, a signal arrives or time is up */
 static int trace(struct session *s, char *ending, size_t ending_size)
 {
 	/* the tick also re-reads the target's maps, so it runs even without a live line */
 	double tick_s = s->opts.interval_s > 0 ? s->opts.interval_s : 1;
-	int epfd, tick_fd = -1, end_fd = -1, err;
+	int tick_fd = -1, end_fd = -1, err;
 	struct heap_stats prev = {};
 	bool done = false;
+	size_t i;
 
-	epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (epfd < 0)
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
 		return fail(-errno, "epoll");
 	tick_fd = new_timer(tick_s, tick_s);
 	if (s->opts.duration_s > 0)
 		end_fd = new_timer(s->opts.duration_s, 0);
 	err = tick_fd < 0 ? tick_fd : end_fd < -1 ? end_fd : 0;
 	if (!err)
-		err = add_fd(epfd, events__fd(s->events));
+		err = add_fd(s->epfd, events__fd(s->events));
+	for (i = 0; i < MAX_PROCS && !err; i++)
+		if (s->procs[i].live)
+			err = watch_proc(s, &s->procs[i]);
 	if (!err)
-		err = add_fd(epfd, target__pidfd(s->target));
+		err = add_fd(s->epfd, s->signal_fd);
 	if (!err)
-		err = add_fd(epfd, s->signal_fd);
-	if (!err)
-		err = add_fd(epfd, tick_fd);
+		err = add_fd(s->epfd, tick_fd);
 	if (!err && end_fd >= 0)
-		err = add_fd(epfd, end_fd);
+		err = add_fd(s->epfd, end_fd);
 	if (!err && s->http)
-		err = add_fd(epfd, http__fd(s->http));
+		err = add_fd(s->epfd, http__fd(s->http));
 	if (err) {
 		fail(err, "cannot wait for events");
 		goto out;
 	}
 	/* `tracelloc ... | head`: the end when head has read enough */
-	watch_closing(epfd, STDOUT_FILENO);
-	watch_closing(epfd, STDERR_FILENO);
+	watch_closing(s->epfd, STDOUT_FILENO);
+	watch_closing(s->epfd, STDERR_FILENO);
 
 	s->rate_from_ns = clock__now_ns();
 	s->tracing = true;
 	while (!done) {
 		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
 		struct epoll_event evs[8];
-		int n, i;
+		int n, j;
 
 		/* records are sent without a wakeup until a batch gathers: look anyway */
-		n = epoll_wait(epfd, evs, 8, wait_ms);
+		n = epoll_wait(s->epfd, evs, 8, wait_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -1091,21 +1670,28 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				fail(err, "cannot process events");
 				goto out;
 			}
-			done = exec_ending(s, ending, ending_size);
+			done = handle_pending(s, ending, ending_size);
 		}
-		for (i = 0; i < n; i++) {
-			int fd = evs[i].data.fd;
+		for (j = 0; j < n && !done; j++) {
+			uint64_t data = evs[j].data.u64;
+			int fd = evs[j].data.fd;
 
-			if (fd == events__fd(s->events)) {
+			if (data & PIDFD_TAG) {
+				struct proc *p = &s->procs[(uint32_t)data % MAX_PROCS];
+
+				/* an exec or a fork may wait in the rings before the exit */
+				done = handle_pending(s, ending, ending_size);
+				if (!done && p->target && proc_gone(p)) {
+					unwatch_proc(s, p);
+					done = proc_exited(s, p, ending, ending_size);
+				}
+			} else if (fd == events__fd(s->events)) {
 				err = consume(s);
 				if (err) {
 					fail(err, "cannot process events");
 					goto out;
 				}
-				done = exec_ending(s, ending, ending_size);
-			} else if (fd == target__pidfd(s->target)) {
-				target__ending(s->target, ending, ending_size);
-				done = true;
+				done = handle_pending(s, ending, ending_size);
 			} else if (fd == s->signal_fd) {
 				struct signalfd_siginfo si;
 
@@ -1122,8 +1708,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				snprintf(ending, ending_size, "duration elapsed");
 				done = true;
 			} else if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
-				if (!done)
-					stream_closed(fd, ending, ending_size);
+				stream_closed(fd, ending, ending_size);
 				done = true;
 			} else if (fd == tick_fd) {
 				uint64_t expirations;
@@ -1132,13 +1717,26 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
 					continue;
 				consume(s);
-				if (exec_ending(s, ending, ending_size) ||
-				    (s->exec_unsettled && !settle_exec(s, ending, ending_size))) {
+				if (handle_pending(s, ending, ending_size)) {
 					done = true;
 					continue;
 				}
-				symbolizer__refresh(s->symbolizer);
-				refresh_unwinder(s, true);
+				for (i = 0; i < MAX_PROCS && !done; i++) {
+					struct proc *p = &s->procs[i];
+
+					if (!p->live)
+						continue;
+					if (p->exec_unsettled && !settle_exec(s, p, ending, ending_size)) {
+						done = true;
+						continue;
+					}
+					if (p->live) {
+						symbolizer__refresh(proc_symbolizer(s, p));
+						refresh_unwinder(s, p, true);
+					}
+				}
+				if (done)
+					continue;
 				update_rate(s);
 				if (s->opts.interval_s <= 0)
 					continue;
@@ -1148,7 +1746,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 						  s->opts.interval_s * expirations, &loss);
 				prev = *heap__stats(s->heap);
 				print_report(s);
-				if (!done && report_reader_gone(s, ending, ending_size))
+				if (report_reader_gone(s, ending, ending_size))
 					done = true;
 			}
 		}
@@ -1157,7 +1755,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		if (s->http)
 			http__run(s->http);
 	}
-	/* what the target sent before it ended is still in the rings: all of it */
+	/* what the processes sent before they ended is still in the rings: all of it */
 	err = after_read(s, events__flush(s->events));
 	if (err)
 		fail(err, "cannot process events");
@@ -1167,19 +1765,22 @@ out:
 		close(tick_fd);
 	if (end_fd >= 0)
 		close(end_fd);
-	close(epfd);
+	close(s->epfd);
+	s->epfd = -1;
 	return err ? 1 : 0;
 }
 
 static void print_summary(struct session *s, const char *ending)
 {
 	struct summary sum = {
-		.pid = target__pid(s->target),
+		.pid = s->first ? proc_pid(s->first) : 0,
 		.traced_s = (clock__now_ns() / 1e9) - s->start_s,
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
 		.sample_bytes = s->opts.sample_bytes,
-		.execs = s->nexecs ? s->execs : NULL,
+		.execs = !s->several && s->first && s->first->nexecs ? s->first->execs : NULL,
+		.processes = s->several ? processes__count(s->processes) : 0,
+		.untraced_processes = s->untraced,
 	};
 
 	read_loss(s, &sum.loss);
@@ -1191,17 +1792,24 @@ static void print_summary(struct session *s, const char *ending)
 
 static void session_destroy(struct session *s)
 {
+	size_t i;
+
 	http__destroy(s->http);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	threads__destroy(s->threads);
-	symbolizer__destroy(s->symbolizer);
+	for (i = 0; i < MAX_PROCS; i++) {
+		symbolizer__destroy(s->procs[i].symbolizer);
+		attach__destroy(s->procs[i].attach);
+	}
+	processes__destroy(s->processes);
 	unwinder__destroy(s->unwinder);
 	events__destroy(s->events);
 	heap__destroy(s->heap);
-	attach__destroy(s->attach);
 	tracelloc_bpf__destroy(s->skel);
-	target__destroy(s->target);
+	/* a launched command that never ran is killed; held children go on */
+	for (i = 0; i < MAX_PROCS; i++)
+		target__destroy(s->procs[i].target);
 	if (s->signal_fd >= 0)
 		close(s->signal_fd);
 }
@@ -1254,14 +1862,25 @@ static int start_http(struct session *s)
 
 static void announce(struct session *s)
 {
-	fprintf(stderr, "tracelloc: attached to pid %d: ", target__pid(s->target));
-	attach__describe(s->attach, stderr);
-	fprintf(stderr, ", %d probes\n", attach__probe_count(s->attach));
-	if (s->opts.verbose) {
-		fprintf(stderr, "tracelloc: probes attached through %s links\n",
-			attach__link_kind(s->attach));
-		attach__describe_sites(s->attach, stderr);
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (!p->live)
+			continue;
+		fprintf(stderr, "tracelloc: attached to pid %d: ", proc_pid(p));
+		attach__describe(p->attach, stderr);
+		fprintf(stderr, ", %d probes\n", attach__probe_count(p->attach));
+		if (s->opts.verbose) {
+			fprintf(stderr, "tracelloc: probes attached through %s links\n",
+				attach__link_kind(p->attach));
+			attach__describe_sites(p->attach, stderr);
+		}
 	}
+	if (s->opts.comm)
+		fprintf(stderr, "tracelloc: tracing processes called %s, and those that start\n",
+			s->opts.comm);
 	if (s->http)
 		fprintf(stderr, "tracelloc: serving http://%s/debug/pprof/heap and /metrics\n",
 			http__address(s->http));
@@ -1301,9 +1920,9 @@ static int finish(struct session *s, const char *ending)
 	print_summary(s, ending);
 	describe_costs(s);
 	/* a command we started, cut short by --duration or a signal, ends with the trace */
-	if (target__terminate(s->target) > 0)
+	if (s->opts.command && s->first && target__terminate(s->first->target) > 0)
 		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
-			target__pid(s->target));
+			proc_pid(s->first));
 	return write_outputs(s);
 }
 
@@ -1320,7 +1939,7 @@ static void hold_std_fds(void)
 
 int main(int argc, char **argv)
 {
-	struct session s = { .signal_fd = -1, .report_out = stdout };
+	struct session s = { .signal_fd = -1, .epfd = -1, .report_out = stdout };
 	char ending[512] = "stopped";
 	int err;
 
@@ -1346,21 +1965,19 @@ int main(int argc, char **argv)
 	if (!err && block_signals(&s))
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)
-		err = open_target(&s);
+		err = open_targets(&s);
 	if (!err) {
 		warm_heap();
 		err = open_bpf(&s);
 	}
 	if (!err)
-		err = find_allocator(&s);
+		err = find_allocators(&s);
 	if (!err)
 		err = load_bpf(&s);
 	if (!err)
 		err = attach_probes(&s);
-	if (!err)
-		err = start_engine(&s);
-	if (!err && (err = target__resume(s.target)))
-		err = fail(err, "cannot resume pid %d", target__pid(s.target));
+	if (!err && s.opts.command && (err = target__resume(s.first->target)))
+		err = fail(err, "cannot resume pid %d", proc_pid(s.first));
 	if (err)
 		goto cleanup;
 

@@ -3,6 +3,7 @@
  * getopt_long rather than argp: argp follows every error with a second
  * "Try --help" line, and our errors are one line.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -35,6 +36,8 @@ enum {
 	OPT_NO_MMAP,
 	OPT_NO_FOLLOW_EXEC,
 	OPT_PER_THREAD,
+	OPT_COMM,
+	OPT_FOLLOW_FORKS,
 };
 
 static const char usage[] =
@@ -44,7 +47,11 @@ static const char usage[] =
 	"Trace the heap allocations of a running process, or of a command from its\n"
 	"first allocation, and show which call stacks hold memory that was never freed.\n"
 	"\n"
-	"  -p, --pid PID                 trace this running process\n"
+	"  -p, --pid PID[,PID...]        trace these running processes (repeatable)\n"
+	"      --comm NAME               trace every process called NAME (as ps -o comm shows\n"
+	"                                it), and those that start while tracing\n"
+	"      --follow-forks            trace the children the processes fork, and theirs,\n"
+	"                                each as its own process\n"
 	"      --no-follow-exec          end the trace when the program calls exec (by\n"
 	"                                default the trace goes on in the new program)\n"
 	"  -d, --duration SECS           stop after SECS seconds\n"
@@ -126,16 +133,30 @@ static int parse_seconds(const char *arg, const char *flag, double min, double *
 	return 0;
 }
 
-static int parse_pid(const char *arg, pid_t *out)
+/* PID[,PID...], added to the list */
+static int parse_pids(const char *arg, struct options *opts)
 {
+	const char *at = arg;
+	pid_t *grown;
 	char *end;
 	long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v <= 0 || v > INT_MAX)
-		return bad("invalid pid '%s'", arg);
-	*out = (pid_t)v;
+	do {
+		errno = 0;
+		v = strtol(at, &end, 10);
+		if (errno || end == at || (*end && *end != ',') || v <= 0 || v > INT_MAX ||
+		    !isdigit((unsigned char)*at))
+			return bad("invalid pid '%s'", arg);
+		grown = realloc(opts->pids, (opts->npids + 1) * sizeof(*grown));
+		if (!grown)
+			return bad("out of memory");
+		opts->pids = grown;
+		opts->pids[opts->npids++] = (pid_t)v;
+		at = end + 1;
+	} while (*end == ',');
+	if (opts->npids > MAX_PROCS)
+		return bad("too many pids: at most %d processes are traced at once", MAX_PROCS);
+	opts->pid = opts->pids[0];
 	return 0;
 }
 
@@ -185,7 +206,9 @@ void options__free(struct options *opts)
 {
 	free(opts->excludes);
 	free(opts->includes);
+	free(opts->pids);
 	opts->excludes = opts->includes = NULL;
+	opts->pids = NULL;
 }
 
 /* a byte count with an optional K, M or G suffix, at most 1G; false if not one */
@@ -276,6 +299,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "follow-forks", no_argument, NULL, OPT_FOLLOW_FORKS },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -302,7 +327,16 @@ int options__parse(int argc, char **argv, struct options *opts)
 	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:t:s:e:I:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			err = parse_pid(optarg, &opts->pid);
+			err = parse_pids(optarg, opts);
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) > 15)
+				err = bad("invalid --comm '%s': a process name has 1 to 15 characters",
+					  optarg);
+			opts->comm = optarg;
+			break;
+		case OPT_FOLLOW_FORKS:
+			opts->follow_forks = true;
 			break;
 		case 'd':
 			err = parse_seconds(optarg, "duration", 1e-3, &opts->duration_s);
@@ -409,10 +443,11 @@ int options__parse(int argc, char **argv, struct options *opts)
 	}
 	if (optind < argc)
 		opts->command = &argv[optind];
-	if (opts->pid && opts->command)
-		err = bad("give either -p PID or a command, not both");
-	else if (!opts->pid && !opts->command)
-		err = bad("nothing to trace: give -p PID or a command (see tracelloc --help)");
+	if ((opts->pid || opts->comm) && opts->command)
+		err = bad("give either -p PID, --comm NAME or a command, not both");
+	else if (!opts->pid && !opts->command && !opts->comm)
+		err = bad("nothing to trace: give -p PID, --comm NAME or a command (see tracelloc "
+			  "--help)");
 	if (err)
 		options__free(opts);
 	return err ? err : OPTIONS_RUN;

@@ -12,7 +12,11 @@
 #include "report.h"
 
 struct options {
-	pid_t pid;			/* -p, or 0 when launching command */
+	pid_t pid;			/* the first -p, or 0 */
+	pid_t *pids;			/* every -p, in order */
+	size_t npids;
+	bool follow_forks;		/* children are traced, each as its own process */
+	const char *comm;		/* --comm: every process of this name */
 	char **command;			/* NULL-terminated, or NULL */
 	double duration_s;		/* 0: until the target exits or a signal */
 	double interval_s;		/* periodic line; 0: none */

@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "pprof.h"
+#include "processes.h"
 #include "profile.pb-c.h"
 #include "table.h"
 
@@ -373,8 +374,12 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 		      const struct shown_frame *frames, int n)
 {
 	Sample sample = PERFTOOLS__PROFILES__SAMPLE__INIT;
-	Perftools__Profiles__Label label = PERFTOOLS__PROFILES__LABEL__INIT, *labels[1] = { &label };
+	Perftools__Profiles__Label label = PERFTOOLS__PROFILES__LABEL__INIT;
+	Perftools__Profiles__Label pid = PERFTOOLS__PROFILES__LABEL__INIT;
+	Perftools__Profiles__Label *labels[2];
 	const char *thread = profile__thread(st->p, s);
+	uint32_t process = profile__process_id(st->p, s);
+	size_t nlabels = 0;
 	int64_t values[V__COUNT];
 	uint64_t *grown;
 	int i, j;
@@ -403,12 +408,22 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	sample.n_value = V__COUNT;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
 	sample.value = values;
+	if (process) {
+		/* cppcheck-suppress unreadVariable ; packed through sample.base */
+		pid.key = string_index(b, "pid");
+		/* cppcheck-suppress unreadVariable ; packed through sample.base */
+		pid.num = processes__pid(st->p->opts.processes, process);
+		labels[nlabels++] = &pid;
+	}
 	if (thread) {
 		/* the bare name: "thread NAME" is the stack's root frame */
 		label.key = string_index(b, "thread");
 		label.str = string_index(b, thread + strlen("thread "));
+		labels[nlabels++] = &label;
+	}
+	if (nlabels) {
 		/* cppcheck-suppress unreadVariable ; packed through sample.base */
-		sample.n_label = 1;
+		sample.n_label = nlabels;
 		/* cppcheck-suppress unreadVariable ; packed through sample.base */
 		sample.label = labels;
 	}

@@ -12,6 +12,7 @@
 #include "sort.h"
 #include "symbolize.h"
 #include "threads.h"
+#include "processes.h"
 #include "tracelloc.h"
 
 #define IDLE_EVERY_NS 10000000ULL
@@ -135,13 +136,17 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 	const uint64_t *frames = stacks__frames(p->stack_table, s->stack_id, nframes);
 	uint32_t i;
 
-	/* the thread's frame is no code: profile__thread() tells of it */
+	/* the process's and thread's frames are no code: profile__process()
+	 * and profile__thread() tell of them */
+	if (*nframes && IS_PROCESS_FRAME(frames[*nframes - 1]))
+		(*nframes)--;
 	if (*nframes && IS_THREAD_FRAME(frames[*nframes - 1]))
 		(*nframes)--;
 	/* a frame-pointer walk through code that uses rbp for data goes on with
 	 * garbage: stop after the first frame that lies in no module */
-	for (i = 0; i < *nframes && p->opts.symbolizer; i++) {
-		if (!symbolizer__in_module(p->opts.symbolizer, frames[i])) {
+	for (i = 0; i < *nframes && (p->opts.symbolizer || p->opts.processes); i++) {
+		if (p->opts.processes ? !processes__in_module(p->opts.processes, frames[i])
+				      : !symbolizer__in_module(p->opts.symbolizer, frames[i])) {
 			*nframes = i + 1;
 			break;
 		}
@@ -157,7 +162,27 @@ const char *profile__thread(const struct profile *p, const struct profile_stack 
 	if (!p->opts.threads)
 		return NULL;
 	frames = stacks__frames(p->stack_table, s->stack_id, &n);
+	if (n && IS_PROCESS_FRAME(frames[n - 1]))
+		n--;
 	return n ? threads__label(p->opts.threads, frames[n - 1]) : NULL;
+}
+
+uint32_t profile__process_id(const struct profile *p, const struct profile_stack *s)
+{
+	const uint64_t *frames;
+	uint32_t n;
+
+	if (!p->opts.processes)
+		return 0;
+	frames = stacks__frames(p->stack_table, s->stack_id, &n);
+	return n ? processes__frame_process(frames[n - 1]) : 0;
+}
+
+const char *profile__process(const struct profile *p, const struct profile_stack *s)
+{
+	uint32_t idx = profile__process_id(p, s);
+
+	return idx ? processes__label(p->opts.processes, PROCESS_FRAME(idx)) : NULL;
 }
 
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame)
@@ -165,6 +190,8 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
 	static const struct sym_frame unknown_frame = { .function = "[unknown]" };
 	static const struct sym_location unknown = { .nframes = 1, .frames = &unknown_frame };
 
+	if (p->opts.processes)
+		return processes__locate(p->opts.processes, frame);
 	return p->opts.symbolizer ? symbolizer__locate(p->opts.symbolizer, frame) : &unknown;
 }
 
@@ -254,7 +281,7 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	bool focused = !filter__has_focus(filter);
 	size_t n = 0, kept = 0, k;
 	uint32_t hidden_inside = 0, nraw, i, j;
-	const char *thread;
+	const char *thread, *process;
 	const uint64_t *raw;
 	int err;
 
@@ -262,8 +289,9 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	profile__idle(p);
 	raw = profile__frames(p, s, &nraw);
 	thread = profile__thread(p, s);
+	process = profile__process(p, s);
 
-	err = reserve_shown(p, 2 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
+	err = reserve_shown(p, 3 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
 	if (err)
 		return err;
 	if (p->opts.allocator_frame) {
@@ -294,6 +322,10 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		p->shown[n] = (struct shown_frame){ .function = thread, .frame = -1 };
 		n++;
 	}
+	if (process) {
+		p->shown[n] = (struct shown_frame){ .function = process, .frame = -1 };
+		n++;
+	}
 	/* focus looks at every frame, hidden ones too; then drop the hidden */
 	for (k = 0; k < n && !focused; k++)
 		focused = filter__focuses(filter, p->shown[k].function);
@@ -301,7 +333,8 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		return 0;
 	for (k = 0; k < n; k++) {
 		if (filter__hides(filter, p->shown[k].function) &&
-		    !(k == 0 && p->opts.allocator_frame) && !(k == n - 1 && thread)) {
+		    !(k == 0 && p->opts.allocator_frame) &&
+		    !(k >= n - !!thread - !!process)) {
 			if (kept)
 				p->shown[kept - 1].hidden_outside++;
 			else

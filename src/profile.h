@@ -12,6 +12,7 @@
 
 struct filter;
 struct threads;
+struct processes;
 
 /*
  * One model for every output: a read-only snapshot of "stacks with metrics",
@@ -31,6 +32,9 @@ struct profile_opts {
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
 	/* --per-thread: the names of the thread frames that end the stacks */
 	const struct threads *threads;
+	/* several processes: their frames end the stacks, and name every frame
+	 * (symbolizer is not used then) */
+	const struct processes *processes;
 	/*
 	 * Called through profile__idle, at most every idle_every_ns (0: 10 ms),
 	 * while a writer works: the daemon reads its events meanwhile. The
@@ -84,6 +88,10 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 				uint32_t *nframes);
 /* the stack's thread, "thread NAME" (--per-thread), or NULL */
 const char *profile__thread(const struct profile *p, const struct profile_stack *s);
+/* the stack's process, "pid 1234 (nginx)" (several processes), or NULL */
+const char *profile__process(const struct profile *p, const struct profile_stack *s);
+/* its number (src/processes.h), 0 without */
+uint32_t profile__process_id(const struct profile *p, const struct profile_stack *s);
 /* what is known of a frame (its function, inlined calls, file:line) */
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame);
 /*

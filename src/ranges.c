@@ -192,6 +192,57 @@ int ranges__cut(struct ranges *r, uint64_t start, uint64_t end, ranges_cut_fn fn
 	return 0;
 }
 
+void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->count; i++)
+		if ((r->pieces[i].start & mask) != tag)
+			r->pieces[n++] = r->pieces[i];
+	r->count = n;
+}
+
+int ranges__copy_tag(struct ranges *r, uint64_t from, uint64_t to, uint64_t mask)
+{
+	size_t i, j, n = 0, count = r->count;
+	struct piece *copies;
+	int err = 0;
+
+	for (i = 0; i < count; i++)
+		n += (r->pieces[i].start & mask) == from;
+	if (!n)
+		return 0;
+	copies = calloc(n, sizeof(*copies));
+	if (!copies)
+		return -ENOMEM;
+	for (i = 0, j = 0; i < count; i++) {
+		struct piece p = r->pieces[i];
+
+		if ((p.start & mask) != from)
+			continue;
+		p.start = (p.start & ~mask) | to;
+		p.end = (p.end & ~mask) | to;
+		p.key = (p.key & ~mask) | to;
+		p.limit = (p.limit & ~mask) | to;
+		copies[j++] = p;
+	}
+	for (j = 0; j < n && !err; j++) {
+		i = first_ending_above(r, copies[j].start);
+		if (i < r->count && r->pieces[i].start < copies[j].end) {
+			err = -EEXIST;
+			break;
+		}
+		err = reserve(r, 1);
+		if (err)
+			break;
+		memmove(&r->pieces[i + 1], &r->pieces[i], (r->count - i) * sizeof(r->pieces[0]));
+		r->pieces[i] = copies[j];
+		r->count++;
+	}
+	free(copies);
+	return err;
+}
+
 size_t ranges__count(const struct ranges *r)
 {
 	return r->count;

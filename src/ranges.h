@@ -29,6 +29,11 @@ typedef void (*ranges_cut_fn)(void *ctx, uint64_t key, uint64_t lost, uint64_t n
  * that lost bytes; negative errno (then nothing changed) */
 int ranges__cut(struct ranges *r, uint64_t start, uint64_t end, ranges_cut_fn fn, void *ctx);
 
+/* the pieces whose start carries tag (under mask) go (src/processes.h) */
+void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask);
+/* the pieces of tag `from` are held under tag `to` as well (a fork): their
+ * blocks' keys too; negative errno */
+int ranges__copy_tag(struct ranges *r, uint64_t from, uint64_t to, uint64_t mask);
 /* pieces held, and the memory they take */
 size_t ranges__count(const struct ranges *r);
 size_t ranges__memory(const struct ranges *r);

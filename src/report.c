@@ -6,6 +6,8 @@
 
 #include "profile.h"
 #include "report.h"
+#include "processes.h"
+#include "tracelloc.h"
 
 #define BOLD(o) ((o)->color ? "\033[1m" : "")
 #define SIZE(o) ((o)->color ? "\033[1;33m" : "")
@@ -55,7 +57,15 @@ void report__summary(FILE *out, const struct summary *s)
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
-	fprintf(out, "==> summary: pid %d, traced %.2f s, %s\n", s->pid, s->traced_s, s->ending);
+	if (s->processes)
+		fprintf(out, "==> summary: %zu processes, traced %.2f s, %s\n", s->processes,
+			s->traced_s, s->ending);
+	else
+		fprintf(out, "==> summary: pid %d, traced %.2f s, %s\n", s->pid, s->traced_s,
+			s->ending);
+	if (s->untraced_processes)
+		fprintf(out, "    processes not traced: %" PRIu64 " (%d were traced at once already)\n",
+			s->untraced_processes, MAX_PROCS);
 	if (s->execs)
 		fprintf(out, "    exec: %s (the numbers are the last program's)\n", s->execs);
 	if (s->sample_bytes)
@@ -203,7 +213,7 @@ static void format_age(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
 }
 
-/* --per-thread: what each thread name holds and did, by live bytes */
+/* what each thread name (--per-thread) or process holds and did, by live bytes */
 struct thread_line {
 	const char *name;
 	uint64_t live_bytes, live_count, calls;
@@ -217,16 +227,16 @@ static int by_live_desc(const void *a, const void *b)
 					      : strcmp(x->name, y->name);
 }
 
-static int print_threads(FILE *out, struct profile *p, const struct report_opts *o)
+static int print_groups(FILE *out, struct profile *p, const struct report_opts *o,
+			const char *what,
+			const char *(*name_of)(const struct profile *, const struct profile_stack *))
 {
 	struct thread_line *lines = NULL, *grown;
 	size_t n = 0, i, j;
 	char size[32];
 
-	if (!p->opts.threads)
-		return 0;
 	for (i = 0; i < p->count; i++) {
-		const char *name = profile__thread(p, &p->stacks[i]);
+		const char *name = name_of(p, &p->stacks[i]);
 
 		if (!name)
 			return 0;
@@ -247,7 +257,7 @@ static int print_threads(FILE *out, struct profile *p, const struct report_opts 
 	}
 	if (n)
 		qsort(lines, n, sizeof(*lines), by_live_desc);
-	fprintf(out, "%s==> %zu threads by live bytes%s\n", BOLD(o), n, RESET(o));
+	fprintf(out, "%s==> %zu %s by live bytes%s\n", BOLD(o), n, what, RESET(o));
 	for (i = 0; i < n; i++) {
 		report__human_bytes(lines[i].live_bytes, size, sizeof(size));
 		fprintf(out, "    %s: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
@@ -288,7 +298,10 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		views[i].shown = -1;
 		by_id[p->stacks[i].stack_id] = &views[i];
 	}
-	err = print_threads(out, p, o);
+	if (p->opts.processes)
+		err = print_groups(out, p, o, "processes", profile__process);
+	if (!err && p->opts.threads)
+		err = print_groups(out, p, o, "threads", profile__thread);
 	if (err)
 		goto out;
 
@@ -323,8 +336,8 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 
 		report__human_bytes(pb->size, size, sizeof(size));
 		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
-		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", picks[i].addr, SIZE(o), size, RESET(o),
-			age);
+		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", picks[i].addr & ~PROC_MASK, SIZE(o),
+			size, RESET(o), age);
 		err = print_stack(out, p, by_id[pb->stack_id]->stack, o);
 		if (err)
 			goto out;

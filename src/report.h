@@ -45,6 +45,8 @@ struct summary {
 	struct loss loss;
 	uint64_t sample_bytes;	/* numbers are estimates from samples */
 	const char *execs;	/* the programs exec followed through, or NULL */
+	size_t processes;	/* several were traced: how many, else 0 */
+	uint64_t untraced_processes;	/* left out: every slot was taken */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

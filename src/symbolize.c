@@ -739,7 +739,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	struct sym_frame frames[SYM_MAX_INLINE];
 	/* a return address points after the call: look up the call itself */
 	Dwarf_Addr addr = SYM_ADDR(ret_addr) - 1;
-	uint64_t layer = ret_addr >> SYM_LAYER_SHIFT;
+	uint64_t layer = SYM_LAYER(ret_addr);
 	Dwfl_Module *mod = module_of(s, layer, addr);
 	struct sym_location *loc;
 	const char *symbol = NULL, *module = NULL, *name;
@@ -828,7 +828,7 @@ bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 	if (cached)
 		return true;	/* only located addresses are cached */
 	/* a layer is given only to frames in a file's place */
-	if (ret_addr >> SYM_LAYER_SHIFT)
+	if (SYM_LAYER(ret_addr))
 		return true;
 	if (module_of(s, 0, ret_addr - 1))
 		return true;

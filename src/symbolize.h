@@ -55,10 +55,16 @@ struct sym_location {
  * there), so that a writer's stacks and names keep the two apart;
  * SYM_ADDR() is the address the process used.
  */
-#define SYM_LAYER_SHIFT 48
+#define SYM_LAYER_SHIFT 47
 #define SYM_ADDR(frame) ((uint64_t)(frame) & ((UINT64_C(1) << SYM_LAYER_SHIFT) - 1))
+#define SYM_LAYER(frame) (((uint64_t)(frame) >> SYM_LAYER_SHIFT) & 0x1f)
 /* the place changed hands in a generation the maps were never read in */
-#define SYM_LAYER_UNKNOWN UINT64_C(0x7fff)
+#define SYM_LAYER_UNKNOWN UINT64_C(0x1f)
+/*
+ * With several processes traced, bits 52-62 of a frame (and of a block's
+ * address in the heap) number the process it is of (src/processes.h): the
+ * symbolizer of one process never sees them.
+ */
 
 struct symbolizer *symbolizer__new(pid_t pid);
 void symbolizer__destroy(struct symbolizer *s);

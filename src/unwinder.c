@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "maps.h"
 #include "unwind.h"
+#include "tracelloc.h"
 #include "unwinder.h"
 
 #define MAX_EXEC_SEGMENTS 4
@@ -42,13 +43,19 @@ struct file_table {
 	size_t nsegs;
 };
 
-struct unwinder {
-	pid_t pid;
-	struct file_table *files;
-	size_t nfiles, files_cap;
+/* one traced process: its slot's part of the module map */
+struct unwinder_proc {
+	pid_t pid;			/* 0: the slot is free */
 	/* the executable mappings as last seen, to skip a refresh that changes nothing */
 	struct mapping *seen;
 	size_t nseen;
+};
+
+struct unwinder {
+	struct file_table *files;	/* of every process: a file's rows are stored once */
+	size_t nfiles, files_cap;
+	struct unwinder_proc procs[MAX_PROCS];
+	size_t nslots;			/* slots the module map has room for */
 	struct unwinder_maps maps;
 	struct unwind_row *rows;	/* mmapped rows map, ROW_STRIDE apart */
 	struct unwind_module *mods;	/* mmapped module map */
@@ -123,7 +130,7 @@ static void store_rows(struct unwinder *u, struct file_table *f)
 }
 
 /* the table of m's file, built on first sight */
-static struct file_table *file_of(struct unwinder *u, const struct mapping *m)
+static struct file_table *file_of(struct unwinder *u, pid_t pid, const struct mapping *m)
 {
 	struct unwind_stats st;
 	struct file_table *f = find_file(u, m), *grown;
@@ -146,7 +153,7 @@ static struct file_table *file_of(struct unwinder *u, const struct mapping *m)
 	f->dev_major = m->dev_major;
 	f->dev_minor = m->dev_minor;
 	f->inode = m->inode;
-	fd = maps__open(u->pid, m);
+	fd = maps__open(pid, m);
 	if (fd < 0) {
 		f->status = fd;
 		return f;
@@ -182,7 +189,7 @@ static bool same_mapping(const struct mapping *a, const struct mapping *b)
 }
 
 /* has any executable mapping changed since the last look? keeps the new list */
-static bool exec_changed(struct unwinder *u, const struct maps *maps)
+static bool exec_changed(struct unwinder_proc *u, const struct maps *maps)
 {
 	struct mapping *seen;
 	size_t i, n = 0, count = 0;
@@ -212,11 +219,13 @@ static bool exec_changed(struct unwinder *u, const struct maps *maps)
 }
 
 /* the module list of these maps, into the half the BPF side does not read */
-static void publish_modules(struct unwinder *u, const struct maps *maps)
+static void publish_modules(struct unwinder *u, uint32_t slot, const struct maps *maps)
 {
-	uint32_t version = __atomic_load_n(u->maps.mods_version, __ATOMIC_RELAXED) + 1;
+	struct proc_state *proc = &u->maps.procs[slot];
+	uint32_t version = __atomic_load_n(&proc->mods_version, __ATOMIC_RELAXED) + 1;
 	uint32_t half = version & 1;
-	struct unwind_module *out = u->mods + half * MAX_UNWIND_MODULES;
+	struct unwind_module *out = u->mods + (slot * 2 + half) * MAX_UNWIND_MODULES;
+	pid_t pid = u->procs[slot].pid;
 	const struct mapping *m;
 	struct file_table *f;
 	size_t i, j, n = 0;
@@ -224,13 +233,13 @@ static void publish_modules(struct unwinder *u, const struct maps *maps)
 	for (i = 0; i < maps->count; i++) {
 		m = &maps->mappings[i];
 		if (m->path && !strcmp(m->path, "[uprobes]")) {
-			*u->maps.uprobes_start = m->start;
-			__atomic_store_n(u->maps.uprobes_end, m->end, __ATOMIC_RELEASE);
+			proc->uprobes_start = m->start;
+			__atomic_store_n(&proc->uprobes_end, m->end, __ATOMIC_RELEASE);
 			continue;
 		}
 		if (!is_table_mapping(m) || n == MAX_UNWIND_MODULES)
 			continue;
-		f = file_of(u, m);
+		f = file_of(u, pid, m);
 		if (!f)
 			continue;
 		for (j = 0; j < f->nsegs && f->segs[j].offset != m->offset; j++)
@@ -252,10 +261,10 @@ static void publish_modules(struct unwinder *u, const struct maps *maps)
 		n++;
 	}
 	qsort(out, n, sizeof(*out), by_start);
-	__atomic_store_n(&u->maps.mods_count[half], n, __ATOMIC_RELEASE);
+	__atomic_store_n(&proc->mods_count[half], n, __ATOMIC_RELEASE);
 	/* a new version also tells the walks that the rows they cached by pc
 	 * may be of another module now */
-	__atomic_store_n(u->maps.mods_version, version, __ATOMIC_RELEASE);
+	__atomic_store_n(&proc->mods_version, version, __ATOMIC_RELEASE);
 }
 
 int unwinder__new(pid_t pid, struct unwinder **out)
@@ -269,14 +278,15 @@ int unwinder__new(pid_t pid, struct unwinder **out)
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	u->pid = pid;
+	u->procs[0].pid = pid;
+	u->nslots = 1;
 	err = maps__read(pid, &maps);
 	if (err) {
 		free(u);
 		return err;
 	}
 	for (i = 0; i < maps.count; i++)
-		if (is_table_mapping(&maps.mappings[i]) && !file_of(u, &maps.mappings[i])) {
+		if (is_table_mapping(&maps.mappings[i]) && !file_of(u, pid, &maps.mappings[i])) {
 			maps__clear(&maps);
 			unwinder__destroy(u);
 			return -ENOMEM;
@@ -292,16 +302,32 @@ size_t unwinder__capacity(const struct unwinder *u)
 	return u->capacity;
 }
 
+static size_t mods_bytes(const struct unwinder *u)
+{
+	return u->nslots * 2 * MAX_UNWIND_MODULES * sizeof(struct unwind_module);
+}
+
+void unwinder__set_slots(struct unwinder *u, size_t nslots)
+{
+	if (!u->published && nslots >= 1 && nslots <= MAX_PROCS)
+		u->nslots = nslots;
+}
+
+size_t unwinder__mods_entries(const struct unwinder *u)
+{
+	return u->nslots * 2 * MAX_UNWIND_MODULES;
+}
+
 int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps)
 {
-	size_t i, mods_bytes = 2 * MAX_UNWIND_MODULES * sizeof(struct unwind_module);
 	void *rows, *mods;
+	size_t i;
 
 	rows = mmap(NULL, u->capacity * ROW_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    maps->rows_fd, 0);
 	if (rows == MAP_FAILED)
 		return -errno;
-	mods = mmap(NULL, mods_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, maps->mods_fd, 0);
+	mods = mmap(NULL, mods_bytes(u), PROT_READ | PROT_WRITE, MAP_SHARED, maps->mods_fd, 0);
 	if (mods == MAP_FAILED) {
 		munmap(rows, u->capacity * ROW_STRIDE);
 		return -errno;
@@ -312,26 +338,51 @@ int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps)
 	u->published = true;
 	for (i = 0; i < u->nfiles; i++)
 		store_rows(u, &u->files[i]);
-	free(u->seen);
-	u->seen = NULL;
-	u->nseen = 0;
-	return unwinder__refresh(u);
+	free(u->procs[0].seen);
+	u->procs[0].seen = NULL;
+	u->procs[0].nseen = 0;
+	return unwinder__refresh(u, 0);
 }
 
-int unwinder__refresh(struct unwinder *u)
+int unwinder__refresh(struct unwinder *u, uint32_t slot)
 {
 	struct maps maps = {};
 	int err;
 
-	if (!u || !u->published)
+	if (!u || !u->published || slot >= u->nslots || !u->procs[slot].pid)
 		return 0;
-	err = maps__read(u->pid, &maps);
+	err = maps__read(u->procs[slot].pid, &maps);
 	if (err)
 		return err;
-	if (exec_changed(u, &maps))
-		publish_modules(u, &maps);
+	if (exec_changed(&u->procs[slot], &maps))
+		publish_modules(u, slot, &maps);
 	maps__clear(&maps);
 	return 0;
+}
+
+int unwinder__add(struct unwinder *u, uint32_t slot, pid_t pid)
+{
+	if (!u || slot >= u->nslots)
+		return -ENOSPC;
+	unwinder__remove(u, slot);
+	u->procs[slot].pid = pid;
+	return unwinder__refresh(u, slot);
+}
+
+void unwinder__remove(struct unwinder *u, uint32_t slot)
+{
+	struct proc_state *proc;
+
+	if (!u || slot >= u->nslots)
+		return;
+	free(u->procs[slot].seen);
+	u->procs[slot] = (struct unwinder_proc){ 0 };
+	if (!u->published)
+		return;
+	/* an empty list, so the next process in the slot starts clean */
+	proc = &u->maps.procs[slot];
+	__atomic_store_n(&proc->mods_count[(proc->mods_version + 1) & 1], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&proc->mods_version, proc->mods_version + 1, __ATOMIC_RELEASE);
 }
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *stats)
@@ -352,8 +403,9 @@ void unwinder__destroy(struct unwinder *u)
 	if (u->rows)
 		munmap(u->rows, u->capacity * ROW_STRIDE);
 	if (u->mods)
-		munmap(u->mods, 2 * MAX_UNWIND_MODULES * sizeof(struct unwind_module));
+		munmap(u->mods, mods_bytes(u));
+	for (i = 0; i < MAX_PROCS; i++)
+		free(u->procs[i].seen);
 	free(u->files);
-	free(u->seen);
 	free(u);
 }

@@ -16,13 +16,14 @@
 struct unwinder;
 
 /* where the tables go: the maps as mmapped by libbpf or by unwinder__publish */
+struct proc_state;
+
 struct unwinder_maps {
 	int rows_fd;			/* array of struct unwind_row */
-	int mods_fd;			/* array of 2 * MAX_UNWIND_MODULES struct unwind_module */
-	uint32_t *mods_version;		/* bumped per list; its low bit: the half the BPF side reads */
-	uint32_t *mods_count;		/* [2]: modules in each half */
-	unsigned long long *uprobes_start;	/* the uretprobe trampoline's mapping */
-	unsigned long long *uprobes_end;
+	/* array of 2 * MAX_UNWIND_MODULES struct unwind_module per slot */
+	int mods_fd;
+	/* per slot: mods_version, mods_count, uprobes_start and _end */
+	struct proc_state *procs;
 };
 
 struct unwinder_stats {
@@ -36,15 +37,23 @@ struct unwinder_stats {
 };
 
 /* reads pid's maps and builds the tables of its executable files: 0 and
- * *out, or negative errno */
+ * *out, or negative errno. pid takes slot 0. */
 int unwinder__new(pid_t pid, struct unwinder **out);
+/* before publishing: how many processes it may hold at once (1 to MAX_PROCS) */
+void unwinder__set_slots(struct unwinder *u, size_t nslots);
+/* the module map's size */
+size_t unwinder__mods_entries(const struct unwinder *u);
 /* the rows map's size: what is mapped now, with room for later libraries */
 size_t unwinder__capacity(const struct unwinder *u);
 /* once the maps exist (sized by unwinder__capacity): writes the tables */
 int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps);
-/* reads the maps again; tables for the files mapped since. Cheap when no
- * executable mapping changed. */
-int unwinder__refresh(struct unwinder *u);
+/* reads the maps of the process in slot again; tables for the files mapped
+ * since. Cheap when no executable mapping changed. */
+int unwinder__refresh(struct unwinder *u, uint32_t slot);
+/* after publishing: another process, in slot (its tables built as needed) */
+int unwinder__add(struct unwinder *u, uint32_t slot, pid_t pid);
+/* the process in slot is no longer traced */
+void unwinder__remove(struct unwinder *u, uint32_t slot);
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *stats);
 void unwinder__destroy(struct unwinder *u);
 

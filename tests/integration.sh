@@ -768,6 +768,135 @@ test_fork() { # the target forks: the child's calls, and its frees of the parent
 	assert_no_grep "$T_DIR/count.fg" 'site_child' "fork: no stack of the child"
 }
 
+# proc_site_sum FOLDED PID SITE: the value of the stacks rooted at process
+# PID ("pid PID (comm)", exited or not) with a frame SITE
+proc_site_sum() {
+	awk -v pid="$2" -v site="$3" '
+		match($0, / [0-9]+$/) {
+			n = split(substr($0, 1, RSTART - 1), fr, ";")
+			if (index(fr[1], "pid " pid " (") != 1)
+				next
+			for (i = 2; i <= n; i++)
+				if (fr[i] == site) {
+					s += substr($0, RSTART + 1)
+					break
+				}
+		}
+		END { printf "%.0f\n", s }' "$1"
+}
+
+# check_proc_ledger EXP FOLDED METRIC WHAT: each "proc PID SITE BYTES BLOCKS"
+# line of EXP against the stacks of that process (METRIC live or live-count)
+check_proc_ledger() {
+	local exp=$1 fg=$2 metric=$3 what=$4 pid site bytes blocks want n=0
+	while read -r _ pid site bytes blocks; do
+		want=$bytes
+		[ "$metric" = live-count ] && want=$blocks
+		assert_eq "$(proc_site_sum "$fg" "$pid" "$site")" "$want" "$what: -m $metric of $site in pid $pid"
+		n=$((n + 1))
+	done < <(grep '^proc ' "$exp")
+	assert_eq "$n" "$(grep -c '^proc ' "$exp")" "$what: every process line checked"
+}
+
+test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a grandchild exact as its own process, inherited blocks its own
+	need_target prefork || return
+	local m pids
+	for m in live live-count; do
+		rm -f "$T_DIR/$m.exp"
+		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
+		tl_run "$m" -i 0 -t 1 -m "$m" --follow-forks -f "$T_DIR/$m.fg" -- "$TB/prefork"
+		check_normal_end "$m" '^target exited with status 0; all traced processes exited$' \
+			"--follow-forks -m $m" || return
+		assert_eq "$(grep -c '^proc ' "$T_DIR/$m.exp")" 12 "--follow-forks -m $m: 6 processes wrote their ledgers"
+		check_proc_ledger "$T_DIR/$m.exp" "$T_DIR/$m.fg" "$m" "--follow-forks"
+		assert_eq "$SUM_UNKNOWN" 0 "--follow-forks -m $m: a child's free of an inherited block is known"
+		assert_eq "$SUM_LOST" 0 "--follow-forks -m $m: lost events"
+		assert_no_grep "$T_DIR/$m.fg" '^[^p]|^p[^i]' "--follow-forks -m $m: every stack rooted at its process"
+	done
+	pids=$(awk '/^proc / { print $2 }' "$T_DIR/live.exp" | sort -u | wc -l)
+	assert_eq "$pids" 6 "--follow-forks: six processes"
+	assert_grep "$T_DIR/live.out" '^==> summary: 6 processes, traced ' "--follow-forks: the summary counts the processes"
+	assert_grep "$T_DIR/live.out" '^==> 6 processes by live bytes$' "--follow-forks: the report's process section"
+	assert_eq "$(grep -cE '^    pid [0-9]+ \(prefork\) exited: ' "$T_DIR/live.out")" 6 \
+		"--follow-forks: every process marked exited in the report"
+	assert_eq "$(grep -c '^==> summary' "$T_DIR/live.out")" 1 "--follow-forks: one summary"
+	# without the option: the children are not traced (the checks above can fail)
+	rm -f "$T_DIR/n.exp"
+	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
+	tl_run n -i 0 -t 0 -f "$T_DIR/n.fg" -- "$TB/prefork"
+	assert_no_grep "$T_DIR/n.fg" 'site_worker|^pid ' "no --follow-forks: nothing of the workers, no process frames"
+}
+
+test_follow_forks_exec() { # --follow-forks: a child that execs is followed into its new program, as a process of its own
+	need_target sleeper || return
+	tl_run x -i 0 -t 0 --follow-forks -f "$T_DIR/x.fg" -- sh -c "'$TB/sleeper' 0.3 & wait"
+	check_normal_end x 'all traced processes exited$' "--follow-forks exec" || return
+	assert_grep "$T_DIR/x.err" "^tracelloc: pid [0-9]+ called exec: now $TB/sleeper\$" \
+		"--follow-forks exec: the child's exec is told"
+	assert_eq "$(fold_sum "$T_DIR/x.fg" site_sleeper_start)" 4096 "--follow-forks exec: the child's new program from its start"
+	assert_grep "$T_DIR/x.fg" '^pid [0-9]+ \(sleeper\) exited;.*site_sleeper_start 4096$' \
+		"--follow-forks exec: under the child's process frame, named after its new program"
+}
+
+test_pid_list() { # -p A,B -p C: three processes, each exact, rooted at its process
+	need_target waiter || return
+	local a b c
+	mkfifo "$T_DIR/go"
+	start_target waiter 2 "$T_DIR/go" || return
+	a=$TGT_PID
+	start_target waiter 3 "$T_DIR/go" || return
+	b=$TGT_PID
+	start_target waiter 5 "$T_DIR/go" || return
+	c=$TGT_PID
+	tl_bg p -i 0 -t 1 -p "$a,$b" -p "$c" -f "$T_DIR/p.fg"
+	wait_for_grep "$T_DIR/p.err" "^tracelloc: attached to pid $c:" 10 || { fail "-p list: not attached"; return; }
+	echo go >"$T_DIR/go"
+	wait_pid "$TL_PID" 20
+	assert_eq "$WAIT_RC" 0 "-p list: tracelloc exit status"
+	assert_eq "$(grep -c '^tracelloc: attached to pid ' "$T_DIR/p.err")" 3 "-p list: attached to three"
+	assert_eq "$(proc_site_sum "$T_DIR/p.fg" "$a" site_waiter)" 400 "-p list: pid $a (2 x 200)"
+	assert_eq "$(proc_site_sum "$T_DIR/p.fg" "$b" site_waiter)" 900 "-p list: pid $b (3 x 300)"
+	assert_eq "$(proc_site_sum "$T_DIR/p.fg" "$c" site_waiter)" 2500 "-p list: pid $c (5 x 500)"
+	assert_no_grep "$T_DIR/p.fg" 'site_waiter_start' "-p list: nothing from before the attach"
+	assert_grep "$T_DIR/p.out" '^==> summary: 3 processes, traced .* all traced processes exited$' "-p list: the summary"
+	tl_run bad -p "$a,x"
+	assert_eq "$TL_RC" 2 "-p list: a bad pid in the list is refused"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: invalid pid '$a,x'\$" "-p list: the message names the list"
+}
+
+test_comm() { # --comm NAME: a process of that name running already and one that starts later, each exact from its start
+	need_target waiter || return
+	local name="tlw$$" a b
+	cp "$TB/waiter" "$T_DIR/$name"
+	mkfifo "$T_DIR/go"
+	rm -f "$T_DIR/a.ready"
+	TL_READY="$T_DIR/a.ready" "$T_DIR/$name" 2 "$T_DIR/go" </dev/null >/dev/null 2>&1 &
+	a=$!
+	register_pid "$a"
+	wait_for_grep "$T_DIR/a.ready" '^ready' 10 || { fail "--comm: first target not ready"; return; }
+	tl_bg c -i 0 -t 0 --comm "$name" -f "$T_DIR/c.fg"
+	wait_for_grep "$T_DIR/c.err" "^tracelloc: tracing processes called $name" 10 || { fail "--comm: not started"; return; }
+	assert_grep "$T_DIR/c.err" "^tracelloc: attached to pid $a:" "--comm: the running process is attached"
+	rm -f "$T_DIR/b.ready"
+	TL_READY="$T_DIR/b.ready" "$T_DIR/$name" 4 "$T_DIR/go" </dev/null >/dev/null 2>&1 &
+	b=$!
+	register_pid "$b"
+	wait_for_grep "$T_DIR/b.ready" '^ready' 10 || { fail "--comm: second target not ready"; return; }
+	echo go >"$T_DIR/go"
+	wait "$a" "$b"
+	sleep 0.3
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 10
+	assert_eq "$WAIT_RC" 0 "--comm: tracelloc exit status"
+	assert_eq "$(proc_site_sum "$T_DIR/c.fg" "$a" site_waiter)" 400 "--comm: the running one (2 x 200)"
+	assert_eq "$(proc_site_sum "$T_DIR/c.fg" "$a" site_waiter_start)" 0 "--comm: the running one, nothing from before"
+	assert_eq "$(proc_site_sum "$T_DIR/c.fg" "$b" site_waiter)" 1600 "--comm: the later one (4 x 400)"
+	assert_eq "$(proc_site_sum "$T_DIR/c.fg" "$b" site_waiter_start)" 512 "--comm: the later one from its first allocation"
+	assert_grep "$T_DIR/c.out" '^==> summary: 2 processes, traced .*, interrupted$' "--comm: the summary"
+	tl_run long --comm 0123456789abcdef
+	assert_eq "$TL_RC" 2 "--comm: a name longer than the kernel keeps is refused"
+}
+
 test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
 	need_target threadchurn || return
 	METRICS="count allocated" ledger_test threadchurn

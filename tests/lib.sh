@@ -163,8 +163,13 @@ parse_summary() {
 		show "$f"
 		return 1
 	fi
+	SUM_PROCESSES=''
 	if [[ $hdr =~ ^==\>\ summary:\ pid\ ([0-9]+),\ traced\ ([0-9]+(\.[0-9]+)?)\ s,\ (.*)$ ]]; then
 		SUM_PID=${BASH_REMATCH[1]}
+		SUM_TRACED=${BASH_REMATCH[2]}
+		SUM_END=${BASH_REMATCH[4]}
+	elif [[ $hdr =~ ^==\>\ summary:\ ([0-9]+)\ processes,\ traced\ ([0-9]+(\.[0-9]+)?)\ s,\ (.*)$ ]]; then
+		SUM_PROCESSES=${BASH_REMATCH[1]}
 		SUM_TRACED=${BASH_REMATCH[2]}
 		SUM_END=${BASH_REMATCH[4]}
 	else
@@ -444,6 +449,11 @@ check_normal_end() {
 	parse_summary "$T_DIR/$name.out" || return 1
 	assert_eq "$SUM_HEADERS" 1 "$what: number of summary lines"
 	assert_match "$SUM_END" "$end_re" "$what: how the run ended"
+	if [ -n "$SUM_PROCESSES" ]; then
+		assert_grep "$T_DIR/$name.err" "^tracelloc: attached to pid [0-9]+:" \
+			"$what: 'tracelloc: attached to pid' on stderr"
+		return 0
+	fi
 	assert_grep "$T_DIR/$name.err" "^tracelloc: attached to pid $SUM_PID([^0-9]|$)" \
 		"$what: 'tracelloc: attached to pid $SUM_PID' on stderr"
 	return 0

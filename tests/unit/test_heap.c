@@ -6,6 +6,7 @@
 #include "busy_heap.h"
 #include "folded.h"
 #include "heap.h"
+#include "processes.h"
 #include "profile.h"
 #include "sort.h"
 #include "test.h"
@@ -836,6 +837,63 @@ TEST(heap_map_remap)
 	ASSERT_LIVE(h, 0x30000, 2 * PG, 10, S1, FN_MMAP);
 	ASSERT_LIVE(h, 0x50000, 3 * PG, 20, S2, FN_MREMAP);
 	ASSERT_STATS(h, 2, 7 * PG, 0, 0, 2, 5 * PG, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+/* several processes (src/processes.h): a fork copies the parent's blocks
+ * under the child's number, an exec drops a number's blocks */
+static void retag_to_2(void *ctx, const uint64_t *frames, uint32_t n, uint64_t *out)
+{
+	uint32_t i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++)
+		out[i] = IS_PROCESS_FRAME(frames[i]) ? PROCESS_FRAME(2)
+						     : (frames[i] & ~PROC_MASK) | PROC_TAG(2);
+}
+
+TEST(heap_fork_copy_and_exec_drop)
+{
+	const uint64_t P1[] = { 0x401100 | PROC_TAG(1), PROCESS_FRAME(1) };
+	const uint64_t C2[] = { 0x401100 | PROC_TAG(2), PROCESS_FRAME(2) };
+	const uint64_t M1[] = { 0x402200 | PROC_TAG(1), PROCESS_FRAME(1) };
+	const uint64_t M2[] = { 0x402200 | PROC_TAG(2), PROCESS_FRAME(2) };
+	uint64_t a = 0x1000 | PROC_TAG(1), b = 0x2000 | PROC_TAG(1), map = 0x10000 | PROC_TAG(1);
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, a, 100, 5, FN_MALLOC, P1, 2), "parent: a");
+	ASSERT_OK(heap__alloc(h, 1, b, 200, 6, FN_MALLOC, P1, 2), "parent: b");
+	ASSERT_OK(heap__map(h, 1, map, 4 * PG, 7, FN_MMAP, M1, 2), "parent: a mapping");
+	ASSERT_OK(heap__copy_tag(h, PROC_TAG(1), PROC_TAG(2), PROC_MASK, retag_to_2, NULL), "fork");
+	/* the copies are live, under the child's stacks, with their ages; not calls */
+	ASSERT_LIVE(h, 0x1000 | PROC_TAG(2), 100, 5, C2, FN_MALLOC);
+	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC);
+	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2), 4 * PG, 7, M2, FN_MMAP);
+	ASSERT_TOTALS(h, C2, 300, 2, 0, 0);
+	ASSERT_TOTALS(h, P1, 300, 2, 300, 2);
+	ASSERT_STATS(h, 3, 300 + 4 * PG, 0, 0, 6, 600 + 8 * PG, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+
+	/* the child frees its copy and unmaps part of its mapping: the parent's stay */
+	heap__free(h, 2, 0x1000 | PROC_TAG(2));
+	ASSERT_OK(heap__unmap(h, 0x10000 | PROC_TAG(2), PG), "child: unmap a page");
+	ASSERT_LIVE(h, a, 100, 5, P1, FN_MALLOC);
+	ASSERT_NOT_LIVE(h, 0x1000 | PROC_TAG(2));
+	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2) | PG, 3 * PG, 7, M2, FN_MMAP);
+	ASSERT_LIVE(h, map, 4 * PG, 7, M1, FN_MMAP);
+	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "the child's free is of a block it holds");
+
+	/* the parent execs: its blocks go, not counted as frees; the child's stay */
+	heap__drop_tag(h, PROC_TAG(1), PROC_MASK);
+	ASSERT_NOT_LIVE(h, a);
+	ASSERT_NOT_LIVE(h, map);
+	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC);
+	ASSERT_TOTALS(h, P1, 0, 0, 300, 2);
+	ASSERT_STATS(h, 3, 300 + 4 * PG, 1, 0, 2, 200 + 3 * PG, 0, 0);
+	/* its pages are gone too: a new mapping may take them */
+	ASSERT_OK(heap__map(h, 1, map, PG, 8, FN_MMAP, M1, 2), "parent: its place mapped anew");
 	ASSERT_HELPER(check_consistent(h));
 	heap__destroy(h);
 }

@@ -420,6 +420,44 @@ TEST(options_pid)
 	ASSERT_QUIET("-p INT_MAX");
 }
 
+TEST(options_pid_list)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-p", "12,34", "-p", "56"), OPTIONS_RUN, "-p 12,34 -p 56");
+	ASSERT_QUIET("-p 12,34 -p 56");
+	ASSERT_EQ(o.npids, 3, "three pids");
+	ASSERT_EQ(o.pids[0], 12, "first");
+	ASSERT_EQ(o.pids[1], 34, "second");
+	ASSERT_EQ(o.pids[2], 56, "third");
+	ASSERT_EQ(o.pid, 12, "the first is the pid");
+	options__free(&o);
+	ASSERT_TRUE(PARSE(&o, "-p", "12,") != OPTIONS_RUN, "a trailing comma");
+	ASSERT_TRUE(strstr(cap_err, "invalid pid '12,'") != NULL, "the message names the list");
+	ASSERT_TRUE(PARSE(&o, "-p", "12,,3") != OPTIONS_RUN, "an empty pid");
+	ASSERT_TRUE(PARSE(&o, "-p", "1,-2") != OPTIONS_RUN, "a negative pid");
+	ASSERT_TRUE(PARSE(&o, "-p", "1, 2") != OPTIONS_RUN, "a space");
+}
+
+TEST(options_comm_and_forks)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "--comm", "nginx"), OPTIONS_RUN, "--comm alone");
+	ASSERT_STREQ(o.comm, "nginx", "--comm");
+	ASSERT_EQ(o.pid, 0, "no pid");
+	ASSERT_FALSE(o.follow_forks, "no --follow-forks");
+	ASSERT_EQ(PARSE(&o, "--follow-forks", "--", "./server"), OPTIONS_RUN, "--follow-forks");
+	ASSERT_TRUE(o.follow_forks, "--follow-forks");
+	ASSERT_EQ(PARSE(&o, "--comm", "a", "-p", "3"), OPTIONS_RUN, "--comm with -p");
+	options__free(&o);
+	ASSERT_TRUE(PARSE(&o, "--comm", "0123456789abcdef") != OPTIONS_RUN, "16 characters");
+	ASSERT_TRUE(strstr(cap_err, "1 to 15 characters") != NULL, "the message says why");
+	ASSERT_TRUE(PARSE(&o, "--comm", "") != OPTIONS_RUN, "an empty name");
+	ASSERT_TRUE(PARSE(&o, "--comm", "x", "--", "ls") != OPTIONS_RUN, "--comm with a command");
+	ASSERT_TRUE(strstr(cap_err, "not both") != NULL, "--comm with a command: the message");
+}
+
 TEST(options_each_flag)
 {
 	struct options o;

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processes.h"
+
+struct process_name {
+	pid_t pid;
+	char comm[16];
+	const char *ending;
+	char label[64];
+	struct symbolizer *sym;
+};
+
+struct processes {
+	struct process_name *procs;	/* [idx - 1] */
+	size_t count, cap;
+};
+
+struct processes *processes__new(void)
+{
+	return calloc(1, sizeof(struct processes));
+}
+
+void processes__destroy(struct processes *ps)
+{
+	size_t i;
+
+	if (!ps)
+		return;
+	for (i = 0; i < ps->count; i++)
+		symbolizer__destroy(ps->procs[i].sym);
+	free(ps->procs);
+	free(ps);
+}
+
+static void make_label(struct process_name *p)
+{
+	snprintf(p->label, sizeof(p->label), "pid %d (%s)%s%s", (int)p->pid, p->comm,
+		 p->ending ? " " : "", p->ending ? p->ending : "");
+}
+
+int processes__add(struct processes *ps, pid_t pid, const char *comm, struct symbolizer *sym)
+{
+	struct process_name *p, *grown;
+	size_t cap;
+
+	if (ps->count >= PROC_MAX) {
+		symbolizer__destroy(sym);
+		return -ENOSPC;
+	}
+	if (ps->count == ps->cap) {
+		cap = ps->cap ? 2 * ps->cap : 16;
+		grown = realloc(ps->procs, cap * sizeof(*grown));
+		if (!grown) {
+			symbolizer__destroy(sym);
+			return -ENOMEM;
+		}
+		ps->procs = grown;
+		ps->cap = cap;
+	}
+	p = &ps->procs[ps->count++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
+	p->sym = sym;
+	make_label(p);
+	return (int)ps->count;
+}
+
+static struct process_name *get(const struct processes *ps, uint32_t idx)
+{
+	return idx >= 1 && idx <= ps->count ? &ps->procs[idx - 1] : NULL;
+}
+
+void processes__ended(struct processes *ps, uint32_t idx, const char *how)
+{
+	struct process_name *p = get(ps, idx);
+
+	if (!p)
+		return;
+	p->ending = how;
+	make_label(p);
+}
+
+size_t processes__count(const struct processes *ps)
+{
+	return ps->count;
+}
+
+pid_t processes__pid(const struct processes *ps, uint32_t idx)
+{
+	struct process_name *p = get(ps, idx);
+
+	return p ? p->pid : 0;
+}
+
+const char *processes__comm(const struct processes *ps, uint32_t idx)
+{
+	struct process_name *p = get(ps, idx);
+
+	return p ? p->comm : NULL;
+}
+
+const char *processes__ending(const struct processes *ps, uint32_t idx)
+{
+	struct process_name *p = get(ps, idx);
+
+	return p ? p->ending : NULL;
+}
+
+struct symbolizer *processes__symbolizer(const struct processes *ps, uint32_t idx)
+{
+	struct process_name *p = get(ps, idx);
+
+	return p ? p->sym : NULL;
+}
+
+uint32_t processes__frame_process(uint64_t frame)
+{
+	return IS_PROCESS_FRAME(frame) ? (uint32_t)(frame & 0xffffffffu) : 0;
+}
+
+const char *processes__label(const struct processes *ps, uint64_t frame)
+{
+	struct process_name *p = get(ps, processes__frame_process(frame));
+
+	return p ? p->label : NULL;
+}
+
+const struct sym_location *processes__locate(const struct processes *ps, uint64_t frame)
+{
+	static const struct sym_frame unknown_frame = { .function = "[unknown]" };
+	static const struct sym_location unknown = { .nframes = 1, .frames = &unknown_frame };
+	struct process_name *p = get(ps, PROC_OF(frame));
+
+	return p && p->sym ? symbolizer__locate(p->sym, frame & ~PROC_MASK) : &unknown;
+}
+
+bool processes__in_module(const struct processes *ps, uint64_t frame)
+{
+	struct process_name *p = get(ps, PROC_OF(frame));
+
+	return p && p->sym && symbolizer__in_module(p->sym, frame & ~PROC_MASK);
+}
