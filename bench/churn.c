@@ -4,6 +4,7 @@
  * of 16..4096 bytes over a ring of live slots, and time that themselves.
  *
  *   churn [-t THREADS] [-d DEPTH 0..20] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]
+ *   churn -P PROCESSES [-d DEPTH] [-n ITERATIONS] [-l MS]
  *   churn -a [-T SECS]
  *
  * Timed churn: the threads start and warm up their arenas, then the program
@@ -23,6 +24,11 @@
  * before it exits: a tracer that ends with its target can be measured after
  * it has drained the records of the loop.
  *
+ * Forked workers (-P): on SIGUSR1 the program forks PROCESSES children, as a
+ * pre-forking server does, each of which warms up and runs the loop alone
+ * (one thread); the line is the same, over the children (threads=their
+ * number).
+ *
  * Attach-time probe (-a): malloc/free pairs in a loop, each timed; once three
  * pairs in a row take over a microsecond (each probe hit is a trap), the
  * target is traced: it prints "first_traced_ns=T" (CLOCK_REALTIME of the
@@ -38,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SLOTS 256		/* live blocks per thread */
@@ -259,9 +266,69 @@ static int attach_probe(double timeout_s)
 	return 1;
 }
 
+/* -P: a forked child's numbers, through a pipe */
+static int run_processes(int n, int linger_ms)
+{
+	struct worker w, all = { 0 };
+	double sum_ns = 0, sum_iter_ns = 0;
+	uint64_t first = UINT64_MAX, last = 0;
+	sigset_t usr1;
+	int fds[2], i, sig;
+	pid_t pid;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	if (pipe(fds))
+		return 1;
+	printf("ready\n");
+	fflush(stdout);
+	if (sigwait(&usr1, &sig))
+		return 1;
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid)
+			continue;
+		memset(&w, 0, sizeof(w));
+		w.random = 0x9e3779b97f4a7c15ull * (i + 1);
+		churn(&w, WARMUP, levels[depth]);
+		w.mallocs = w.frees = 0;
+		w.start_ns = now_ns(CLOCK_MONOTONIC);
+		churn(&w, iterations, levels[depth]);
+		w.end_ns = now_ns(CLOCK_MONOTONIC);
+		_exit(write(fds[1], &w, sizeof(w)) != sizeof(w));
+	}
+	for (i = 0; i < n; i++) {
+		if (read(fds[0], &w, sizeof(w)) != sizeof(w))
+			return 1;
+		all.mallocs += w.mallocs;
+		all.frees += w.frees;
+		sum_ns += (double)(w.end_ns - w.start_ns) / (w.mallocs + w.frees);
+		sum_iter_ns += (double)(w.end_ns - w.start_ns) / w.mallocs;
+		if (w.start_ns < first)
+			first = w.start_ns;
+		if (w.end_ns > last)
+			last = w.end_ns;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("churn: threads=%d depth=%d function=malloc mallocs=%llu frees=%llu calls=%llu "
+	       "ns_per_call=%.1f ns_per_iteration=%.1f wall_s=%.3f\n", n, depth,
+	       (unsigned long long)all.mallocs, (unsigned long long)all.frees,
+	       (unsigned long long)(all.mallocs + all.frees), sum_ns / n, sum_iter_ns / n,
+	       (last - first) / 1e9);
+	fflush(stdout);
+	if (linger_ms > 0)
+		usleep(linger_ms * 1000);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: churn [-t THREADS] [-d DEPTH 0..20] [-n ITERATIONS] [-f FUNC] [-l MS] [-w]\n"
+			"       churn -P PROCESSES [-d DEPTH] [-n ITERATIONS] [-l MS]\n"
 			"       churn -a [-T SECS]\n");
 	exit(2);
 }
@@ -269,12 +336,12 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct worker *workers;
-	int threads = 1, wait_probed = 0, attach_mode = 0, linger_ms = 0, opt, i, sig;
+	int threads = 1, wait_probed = 0, attach_mode = 0, linger_ms = 0, processes = 0, opt, i, sig;
 	double timeout_s = 10, sum_ns = 0, sum_iter_ns = 0;
 	uint64_t mallocs = 0, frees = 0, first = UINT64_MAX, last = 0;
 	sigset_t usr1;
 
-	while ((opt = getopt(argc, argv, "t:d:n:f:l:waT:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:d:n:f:l:waT:P:")) != -1) {
 		switch (opt) {
 		case 'f':
 			for (i = 0; i < (int)(sizeof(functions) / sizeof(functions[0])); i++)
@@ -292,6 +359,7 @@ int main(int argc, char **argv)
 		case 'w': wait_probed = 1; break;
 		case 'a': attach_mode = 1; break;
 		case 'T': timeout_s = atof(optarg); break;
+		case 'P': processes = atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -299,6 +367,8 @@ int main(int argc, char **argv)
 		usage();
 	if (attach_mode)
 		return attach_probe(timeout_s);
+	if (processes > 0)
+		return processes > MAX_THREADS ? 2 : run_processes(processes, linger_ms);
 
 	/* the threads inherit the mask: SIGUSR1 is only ever taken by sigwait */
 	sigemptyset(&usr1);

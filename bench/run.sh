@@ -36,6 +36,8 @@
 # 9. A throttled daemon: tracelloc in a cgroup held to BENCH_THROTTLE_PCT (30)
 #    percent of a CPU while the holder allocates its blocks at full speed:
 #    lost events and the longest gap between two reads. BENCH_ONLY=9.
+# 10. A pre-forking server: churn forks 8 workers once traced (--follow-forks),
+#    traced against the floor, and with the daemon throttled. BENCH_ONLY=10.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -441,7 +443,7 @@ measure() {
 		[ "$variant" = fpwalk ] && flags=(--unwind fp)
 		[ "$variant" = sampled ] && flags=(--sample-bytes "$SAMPLE_BYTES")
 		[ "$variant" = symbol ] && flags=(--probe-at-symbol)
-		"$TRACELLOC" "${flags[@]}" -p "$target" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+		"$TRACELLOC" "${flags[@]}" "${TL_EXTRA[@]}" -p "$target" -i 0 -t 0 >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
 		dpid=$!
 		STARTED+=("$dpid")
 		if ! wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
@@ -855,6 +857,97 @@ if [ "${BENCH_ONLY:-}" = 9 ]; then
 	exit 0
 fi
 
+# Section 10 (or alone: BENCH_ONLY=10): a pre-forking server. churn forks
+# BENCH_FORK_WORKERS (8) workers once it is traced (--follow-forks), each
+# churning at full speed, 5 frames deep: the traced cost per call against
+# the floor's (empty probes on every worker), paired as in section 7; then
+# the same with the daemon throttled as in section 9.
+FORK_WORKERS=${BENCH_FORK_WORKERS:-8}
+TL_EXTRA=()
+FORK_RATIO="" FORK_LOST="" FORK_PROCS="" FORK_THROTTLE_LOST="" FORK_THROTTLE_GAP=""
+
+section_forks() {
+	local run v iter line ratios procs cpid dpid
+	echo
+	echo "== 10. $FORK_WORKERS forked workers (--follow-forks), depth 5, $NOFP_RUNS runs (progress: ns per call)"
+	TL_EXTRA=(--follow-forks)
+	for run in $(seq "$NOFP_RUNS"); do
+		line="  run $run:"
+		for v in untraced floor full; do
+			iter=$ITER
+			[ "$v" = untraced ] && iter=$ITER_UNTRACED
+			if measure "$v" "forks-$v-$run" -P "$FORK_WORKERS" -d 5 -n "$iter"; then
+				RUN_NS[forks/$v/$run]=$R_NS
+				line="$line $v=$R_NS"
+				if [ "$v" = full ]; then
+					line="$line lost=${R_LOST:-?}"
+					FORK_LOST="$FORK_LOST ${R_LOST:-?}"
+					FORK_PROCS=$(sed -n 's/^==> summary: \([0-9]*\) processes.*/\1/p' "$LOGS/forks-full-$run.out")
+				fi
+			else
+				line="$line $v=FAILED"
+				note "section 10, $v: $R_WHY"
+			fi
+		done
+		echo "$line"
+	done
+	TL_EXTRA=()
+	ratios=$(nofp_paired forks full)
+	FORK_RATIO=$(MEDIAN_FMT=%.3f median $ratios)
+	echo "  $FORK_WORKERS workers: ${FORK_RATIO}x the floor ($(echo $ratios)); processes traced:" \
+	     "${FORK_PROCS:-?}; lost events:$FORK_LOST"
+
+	if ! procs=$(throttle_cgroup "$THROTTLE_QUOTA_PCT"); then
+		echo "  throttled: no cgroup with a CPU quota could be made: not measured"
+		return
+	fi
+	"$CHURN" -P "$FORK_WORKERS" -d 5 -n "$ITER" -l 500 >"$LOGS/forks-throttled.target" 2>&1 &
+	cpid=$!
+	STARTED+=("$cpid")
+	wait_line "$LOGS/forks-throttled.target" '^ready' 30 "$cpid" || { note "churn -P did not start"; return; }
+	(echo "$BASHPID" >"$procs" && exec "$TRACELLOC" -v --follow-forks -p "$cpid" -i 0 -t 0) \
+		>"$LOGS/forks-throttled.out" 2>"$LOGS/forks-throttled.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	if ! wait_line "$LOGS/forks-throttled.err" 'attached to pid' 60 "$dpid"; then
+		note "tracelloc did not attach (throttled): $(tail -1 "$LOGS/forks-throttled.err")"
+		signal_ours KILL "$cpid"
+		return
+	fi
+	signal_ours USR1 "$cpid"
+	wait_exit "$cpid" 600
+	wait_exit "$dpid" 120
+	FORK_THROTTLE_LOST=$(sed -n 's/^ *lost events: \([0-9]*\).*/\1/p' "$LOGS/forks-throttled.out")
+	FORK_THROTTLE_GAP=$(sed -n 's/.*ring buffer was read at least every \([0-9.]*\) ms.*/\1/p' "$LOGS/forks-throttled.err")
+	echo "  throttled to ${THROTTLE_QUOTA_PCT}% of a CPU: $(field "$LOGS/forks-throttled.target" calls) calls" \
+	     "in $FORK_WORKERS workers; lost events: ${FORK_THROTTLE_LOST:-?}; the longest gap between two" \
+	     "reads of the rings: ${FORK_THROTTLE_GAP:-?} ms"
+	rmdir "$(dirname "$procs")" 2>/dev/null
+}
+
+forks_verdict() {
+	local v lost=0 l
+	for l in $FORK_LOST; do
+		isnum "$l" && lost=$((lost + l)) || lost=x
+	done
+	v=$(le "${FORK_RATIO:-x}" 1.5)
+	[ "$lost" != 0 ] && v=0
+	echo "$(verdict "$v") $FORK_WORKERS forked workers within 1.5x the floor, nothing lost:" \
+	     "${FORK_RATIO:-n/a}x; lost:${FORK_LOST:- n/a}; processes traced: ${FORK_PROCS:-?}"
+	v=x
+	isnum "${FORK_THROTTLE_LOST:-x}" && v=$([ "$FORK_THROTTLE_LOST" = 0 ] && echo 1 || echo 0)
+	echo "$(verdict "$v") $FORK_WORKERS forked workers, the daemon held to ${THROTTLE_QUOTA_PCT}% of a CPU," \
+	     "lose nothing: ${FORK_THROTTLE_LOST:-n/a} lost; longest gap between reads ${FORK_THROTTLE_GAP:-?} ms"
+}
+
+if [ "${BENCH_ONLY:-}" = 10 ]; then
+	section_forks
+	echo
+	echo "================================================================ targets (section 10 alone)"
+	forks_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1130,6 +1223,7 @@ fi
 section_nofp
 section_families
 section_throttled
+section_forks
 
 # ---------------------------------------------------------------- report
 
@@ -1291,6 +1385,7 @@ echo "$(verdict "$v") attach (launch to first traced call) < 100 ms: median $ATT
 nofp_verdicts
 families_verdict
 throttled_verdict
+forks_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

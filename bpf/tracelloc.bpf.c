@@ -1239,9 +1239,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct proc_state *proc;
 	struct call_state *s;
 
+	/* with empty probes too: the floor of tracing children has their probes */
 	if (follow_forks && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3)) {
-		if (!empty_probes)
-			forked(regs, ret);
+		forked(regs, ret);
 		return 0;
 	}
 	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||

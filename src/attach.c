@@ -944,6 +944,8 @@ void attach__describe_new(struct attach *a, const char *prefix, FILE *out)
 	bool any = false;
 
 	a->described = a->nobjects;
+	if (!out)
+		return;
 	for (i = from; i < a->nobjects; i++)
 		for (lib = 0; lib < LIB__COUNT; lib++)
 			any |= a->objects[i].sites[lib] != 0;

@@ -56,7 +56,7 @@ bool attach__per_thread_filter(const struct attach *a);
 /* "glibc in libc.so.6 (10 functions), libstdc++ in libstdc++.so.6 (8 functions)" */
 void attach__describe(struct attach *a, FILE *out);
 /* the same, of the objects probed since the last description, as one line
- * after prefix; nothing when there are none */
+ * after prefix; nothing when there are none (out NULL: they count as told) */
 void attach__describe_new(struct attach *a, const char *prefix, FILE *out);
 /* one line per probe (function, family, module, offset, entry or entry and
  * return), then one per probe placed past its symbol */

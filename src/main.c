@@ -1474,10 +1474,6 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, bool sha
 		kill(pid, SIGCONT);
 		return;
 	}
-	if (s->opts.verbose)
-		fprintf(stderr, "tracelloc: tracing pid %d (%s), %s %d\n", pid,
-			processes__comm(s->processes, p->idx), parent ? "forked by" : "named",
-			parent ? proc_pid(parent) : 0);
 	if (!parent) {
 		/* a program at its start: probed as an exec is */
 		char why[512];
@@ -1495,6 +1491,15 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, bool sha
 	}
 	set_loader(s, p);
 	target__continue(p->target);
+	/* -v: each child; else its probes are its parent's, told already */
+	if (!err && s->opts.verbose) {
+		char prefix[96];
+
+		snprintf(prefix, sizeof(prefix), "tracelloc: pid %d, forked by pid %d: ", pid,
+			 proc_pid(parent));
+		attach__describe_new(p->attach, prefix, stderr);
+	}
+	attach__describe_new(p->attach, NULL, NULL);
 	if (err) {
 		char why[512];
 
@@ -1790,9 +1795,47 @@ static void print_summary(struct session *s, const char *ending)
 			(unsigned long long)events__malformed(s->events));
 }
 
+/*
+ * The processes the BPF side holds stopped for the daemon (a new child, a
+ * program of --comm's name, an exec being probed) when tracing ends: they
+ * go on once the programs that would stop them again are gone.
+ */
+#define MAX_HELD 256
+
+static size_t held_processes(struct session *s, pid_t *held)
+{
+	struct events_pending pend;
+	uint32_t key, next, slot;
+	size_t n = 0, i;
+	void *prev = NULL;
+
+	if (!s->skel || !s->skel->maps.traced || bpf_map__fd(s->skel->maps.traced) < 0)
+		return 0;
+	while (n < MAX_HELD && !bpf_map__get_next_key(s->skel->maps.traced, prev, &next,
+						      sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (!bpf_map__lookup_elem(s->skel->maps.traced, &key, sizeof(key), &slot,
+					  sizeof(slot), 0) && slot == NO_SLOT)
+			held[n++] = key;
+	}
+	for (i = 0; i < MAX_PROCS && n < MAX_HELD; i++)
+		if (s->procs[i].live && s->procs[i].hold_exec && s->procs[i].exec_unsettled)
+			held[n++] = proc_pid(&s->procs[i]);
+	if (s->events && events__pending(s->events, &pend) && n < MAX_HELD) {
+		if (pend.type != EVENT_EXEC)
+			held[n++] = (pid_t)(uint32_t)pend.addr;
+		else if (pend.slot < MAX_PROCS && s->procs[pend.slot].live &&
+			 s->procs[pend.slot].hold_exec)
+			held[n++] = proc_pid(&s->procs[pend.slot]);
+	}
+	return n;
+}
+
 static void session_destroy(struct session *s)
 {
-	size_t i;
+	pid_t held[MAX_HELD];
+	size_t i, nheld = held_processes(s, held);
 
 	http__destroy(s->http);
 	filter__destroy(s->filter);
@@ -1807,7 +1850,9 @@ static void session_destroy(struct session *s)
 	events__destroy(s->events);
 	heap__destroy(s->heap);
 	tracelloc_bpf__destroy(s->skel);
-	/* a launched command that never ran is killed; held children go on */
+	for (i = 0; i < nheld; i++)
+		kill(held[i], SIGCONT);
+	/* a launched command that never ran is killed */
 	for (i = 0; i < MAX_PROCS; i++)
 		target__destroy(s->procs[i].target);
 	if (s->signal_fd >= 0)

@@ -41,10 +41,11 @@ enum {
 };
 
 static const char usage[] =
-	"Usage: tracelloc [OPTIONS] -p PID\n"
+	"Usage: tracelloc [OPTIONS] -p PID[,PID...]\n"
+	"       tracelloc [OPTIONS] --comm NAME\n"
 	"       tracelloc [OPTIONS] [--] COMMAND [ARGS...]\n"
 	"\n"
-	"Trace the heap allocations of a running process, or of a command from its\n"
+	"Trace the heap allocations of running processes, or of a command from its\n"
 	"first allocation, and show which call stacks hold memory that was never freed.\n"
 	"\n"
 	"  -p, --pid PID[,PID...]        trace these running processes (repeatable)\n"

@@ -280,6 +280,12 @@ int unwinder__new(pid_t pid, struct unwinder **out)
 		return -ENOMEM;
 	u->procs[0].pid = pid;
 	u->nslots = 1;
+	/* none yet (--comm): the tables come with the processes */
+	if (!pid) {
+		u->capacity = SPARE_ROWS;
+		*out = u;
+		return 0;
+	}
 	err = maps__read(pid, &maps);
 	if (err) {
 		free(u);
@@ -309,8 +315,12 @@ static size_t mods_bytes(const struct unwinder *u)
 
 void unwinder__set_slots(struct unwinder *u, size_t nslots)
 {
-	if (!u->published && nslots >= 1 && nslots <= MAX_PROCS)
-		u->nslots = nslots;
+	if (u->published || nslots < 1 || nslots > MAX_PROCS)
+		return;
+	/* other programs may come (-p, --comm, an exec in a child): room for them */
+	if (nslots > 1 && u->nslots == 1)
+		u->capacity += 3 * SPARE_ROWS;
+	u->nslots = nslots;
 }
 
 size_t unwinder__mods_entries(const struct unwinder *u)

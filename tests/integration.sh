@@ -897,6 +897,29 @@ test_comm() { # --comm NAME: a process of that name running already and one that
 	assert_eq "$TL_RC" 2 "--comm: a name longer than the kernel keeps is refused"
 }
 
+test_comm_held_released() { # a process held stopped for the daemon goes on when tracing ends first
+	need_target waiter || return
+	local name="tlh$$" w st
+	cp "$TB/waiter" "$T_DIR/$name"
+	mkfifo "$T_DIR/go"
+	tl_bg h -i 0 -t 0 --comm "$name"
+	wait_for_grep "$T_DIR/h.err" "^tracelloc: tracing processes called $name" 10 || { fail "--comm: not started"; return; }
+	kill -STOP "$TL_PID"
+	"$T_DIR/$name" 1 "$T_DIR/go" </dev/null >/dev/null 2>&1 &
+	w=$!
+	register_pid "$w"
+	sleep 0.5
+	st=$(awk '{ print $3 }' "/proc/$w/stat" 2>/dev/null)
+	assert_eq "$st" T "held: the new process is stopped at its exec while the daemon cannot run"
+	kill -INT "$TL_PID"
+	kill -CONT "$TL_PID"
+	wait_pid "$TL_PID" 10
+	assert_eq "$WAIT_RC" 0 "held: tracelloc exit status"
+	timeout 5 sh -c "echo go >'$T_DIR/go'"
+	wait_pid "$w" 5
+	assert_eq "$WAIT_RC" 0 "held: the process went on and exited"
+}
+
 test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
 	need_target threadchurn || return
 	METRICS="count allocated" ledger_test threadchurn
