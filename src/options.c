@@ -138,7 +138,6 @@ static int parse_seconds(const char *arg, const char *flag, double min, double *
 static int parse_pids(const char *arg, struct options *opts)
 {
 	const char *at = arg;
-	pid_t *grown;
 	char *end;
 	long v;
 
@@ -148,15 +147,11 @@ static int parse_pids(const char *arg, struct options *opts)
 		if (errno || end == at || (*end && *end != ',') || v <= 0 || v > INT_MAX ||
 		    !isdigit((unsigned char)*at))
 			return bad("invalid pid '%s'", arg);
-		grown = realloc(opts->pids, (opts->npids + 1) * sizeof(*grown));
-		if (!grown)
-			return bad("out of memory");
-		opts->pids = grown;
+		if (opts->npids == MAX_PROCS)
+			return bad("too many pids: at most %d processes are traced at once", MAX_PROCS);
 		opts->pids[opts->npids++] = (pid_t)v;
 		at = end + 1;
 	} while (*end == ',');
-	if (opts->npids > MAX_PROCS)
-		return bad("too many pids: at most %d processes are traced at once", MAX_PROCS);
 	opts->pid = opts->pids[0];
 	return 0;
 }
@@ -207,9 +202,7 @@ void options__free(struct options *opts)
 {
 	free(opts->excludes);
 	free(opts->includes);
-	free(opts->pids);
 	opts->excludes = opts->includes = NULL;
-	opts->pids = NULL;
 }
 
 /* a byte count with an optional K, M or G suffix, at most 1G; false if not one */

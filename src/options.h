@@ -10,10 +10,11 @@
 
 #include "profile.h"
 #include "report.h"
+#include "tracelloc.h"
 
 struct options {
 	pid_t pid;			/* the first -p, or 0 */
-	pid_t *pids;			/* every -p, in order */
+	pid_t pids[MAX_PROCS];		/* every -p, in order */
 	size_t npids;
 	bool follow_forks;		/* children are traced, each as its own process */
 	const char *comm;		/* --comm: every process of this name */
