@@ -1194,21 +1194,60 @@ static __always_inline __u32 ns_tgid(struct task_struct *task)
 #define NR_FORK 57
 #define NR_VFORK 58
 #define NR_CLONE3 435
+#define CLONE_VM 0x100
+#define CLONE_THREAD 0x10000
+
+/* the pid of task in its own pid namespace (as fork returned it to its parent) */
+static __always_inline __u32 own_ns_tgid(struct task_struct *task)
+{
+	struct pid *pid = task->group_leader->thread_pid;
+	struct upid upid;
+	__u32 level;
+
+	if (!pid)
+		return 0;
+	level = pid->level;
+	if (level > 31 || bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level]))
+		return 0;
+	return upid.nr;
+}
+
+static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32 child_own,
+				      __u32 flags)
+{
+	struct fork_event ev = {
+		.type = type,
+		.slot = slot,
+		.tid = (__u32)current_id(),
+		.ts_ns = bpf_ktime_get_ns(),
+		.child = child,
+		.child_own = child_own,
+		.flags = flags,
+	};
+	void *ring = cpu_ring();
+
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
+		count(COUNTER_LOST_FREE);
+		if (type == EVENT_FORK)
+			bpf_map_delete_elem(&traced, &child);
+		return false;
+	}
+	return true;
+}
 
 /*
  * --follow-forks: a new process of a traced one, at its first return to
  * user space, before any of its code runs. Its pages are copies of its
  * parent's, without the parent's breakpoints, and no probe of ours filters
- * on it yet: it stops, and is held until the daemon has probed it.
+ * on it yet: it stops, and is held until the daemon has probed it. Its
+ * parent says when the copy was made (fork_returned).
  */
-static __always_inline void forked(struct pt_regs *regs, long ret)
+static __always_inline void forked(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 parent, child, held = NO_SLOT, *slot;
-	struct ptr_event ev = { .type = EVENT_FORK };
-	void *ring;
 
-	if (ret != 0 || !is_main_thread())
+	if (!is_main_thread())
 		return;
 	parent = ns_tgid(task->real_parent);
 	slot = parent ? bpf_map_lookup_elem(&traced, &parent) : NULL;
@@ -1217,17 +1256,28 @@ static __always_inline void forked(struct pt_regs *regs, long ret)
 	child = current_id() >> 32;
 	if (!child || bpf_map_update_elem(&traced, &child, &held, BPF_NOEXIST))
 		return;
-	ev.slot = *slot;
-	ev.tid = child;
-	ev.ts_ns = bpf_ktime_get_ns();
-	ev.addr = child | (task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0);
-	ring = cpu_ring();
-	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
-		count(COUNTER_LOST_FREE);
-		bpf_map_delete_elem(&traced, &child);
+	if (send_fork(EVENT_FORK, *slot, child, own_ns_tgid(task),
+		      task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0))
+		bpf_send_signal(19 /* SIGSTOP */);
+}
+
+/* a traced process's fork returned in it: a new process, not a thread */
+static __always_inline void fork_returned(struct pt_regs *regs, __u64 nr, long child_own)
+{
+	__u64 flags = 0, who = target_who();
+
+	if (!who)
 		return;
-	}
-	bpf_send_signal(19 /* SIGSTOP */);
+	if (nr == NR_CLONE)
+		flags = regs->di;
+	else if (nr == NR_CLONE3 && bpf_probe_read_user(&flags, sizeof(flags), (void *)regs->di))
+		return;
+	else if (nr == NR_VFORK)
+		flags = CLONE_VM;
+	if (flags & CLONE_THREAD)
+		return;
+	send_fork(EVENT_FORK_PARENT, WHO_SLOT(who), 0, child_own,
+		  flags & CLONE_VM ? FORK_SHARES_VM : 0);
 }
 
 /* mmap and mremap, at their return: what they mapped, and where; and the
@@ -1241,7 +1291,10 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 
 	/* with empty probes too: the floor of tracing children has their probes */
 	if (follow_forks && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3)) {
-		forked(regs, ret);
+		if (ret == 0)
+			forked();
+		else if (ret > 0)
+			fork_returned(regs, nr, ret);
 		return 0;
 	}
 	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||

@@ -65,16 +65,33 @@ enum event_type {
 	EVENT_MAIN_EXIT,	/* struct ptr_event: the main thread exited, others run on; addr unused */
 	EVENT_UNMAP,		/* struct range_event: pages no longer mapped (munmap, mremap, MAP_FIXED) */
 	EVENT_THREAD_NAME,	/* struct name_event: the thread's name, before its next allocation */
-	/* struct ptr_event, slot: the parent's; tid: the child's main thread;
-	 * addr: FORK_SHARES_VM | the child's pid. The child is stopped. */
+	/* struct fork_event from the child, at its first return to user space:
+	 * it is stopped until the daemon takes it */
 	EVENT_FORK,
 	/* struct ptr_event, slot unused: a program called --comm's name began
 	 * (addr: its pid), and is stopped */
 	EVENT_COMM_EXEC,
+	/* struct fork_event from the parent, at the return of its fork: the
+	 * moment the child's memory is the parent's, in the parent's order */
+	EVENT_FORK_PARENT,
 };
 
-/* EVENT_FORK: the child shares its parent's memory (vfork, posix_spawn) */
-#define FORK_SHARES_VM (1ULL << 32)
+/* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */
+#define FORK_SHARES_VM 1U
+
+/* A new process of a traced one (--follow-forks). Each side sends one; the
+ * daemon pairs them by the parent's slot and the child's pid in its own pid
+ * namespace. */
+struct fork_event {
+	unsigned short type;
+	unsigned short slot;		/* the parent's */
+	unsigned int tid;		/* the sender's thread */
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
+	unsigned int child;		/* EVENT_FORK: its pid as tracelloc sees it */
+	unsigned int child_own;		/* its pid in its own pid namespace (fork's return value) */
+	unsigned int flags;		/* FORK_* */
+	unsigned int pad;
+};
 
 /*
  * Processes traced at once: each has a slot, which its records carry, and

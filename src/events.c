@@ -146,6 +146,20 @@ static int hold(struct events *e, const struct ptr_event *ev)
 	return 1;
 }
 
+static int hold_fork(struct events *e, const struct fork_event *ev, size_t size)
+{
+	if (size < sizeof(*ev)) {
+		e->malformed++;
+		return 0;
+	}
+	e->pending = true;
+	e->pend = (struct events_pending){
+		.type = ev->type, .slot = ev->slot, .tid = ev->tid, .child = ev->child,
+		.child_own = ev->child_own, .flags = ev->flags,
+	};
+	return 1;
+}
+
 /* one record, in time order: only updates the heap, no I/O */
 static int handle_record(struct events *e, const void *data, size_t size)
 {
@@ -169,9 +183,10 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_EXEC:
 		/* what comes after is the new program's: its heap first */
 		return hold(e, ev);
-	case EVENT_FORK:
+	case EVENT_FORK_PARENT:
 		/* the child's copy of the heap is the parent's as of now */
-		return hold(e, ev);
+	case EVENT_FORK:
+		return hold_fork(e, data, size);
 	case EVENT_MAIN_EXIT:
 		e->main_exited = true;
 		return 0;

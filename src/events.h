@@ -60,10 +60,12 @@ void events__follow_exec(struct events *e, bool follow);
 bool events__exec_pending(const struct events *e);
 /* an exec or a fork, whose record reading stopped after */
 struct events_pending {
-	uint32_t type;		/* EVENT_EXEC, EVENT_FORK */
+	uint32_t type;		/* EVENT_EXEC, EVENT_FORK, EVENT_FORK_PARENT, EVENT_COMM_EXEC */
 	uint16_t slot;		/* the process that called exec, the parent */
 	uint32_t tid;
-	uint64_t addr;		/* EVENT_FORK: the child, FORK_SHARES_VM | pid */
+	uint64_t addr;		/* EVENT_COMM_EXEC: the new process's pid */
+	/* the forks (struct fork_event) */
+	uint32_t child, child_own, flags;
 };
 bool events__pending(const struct events *e, struct events_pending *pend);
 /* the heap records go to from now on */

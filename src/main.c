@@ -52,6 +52,20 @@
 
 #define POLL_EVERY_MS 20
 
+/* one record of a fork, kept until its other half comes (see fork_half) */
+struct fork_half {
+	bool used;
+	bool parent_seen;	/* else the child's record came first */
+	uint16_t slot;		/* the parent's */
+	uint32_t child_own;	/* the child's pid in its own namespace: the pair's key */
+	pid_t child;		/* as tracelloc sees it (the child's record) */
+	uint32_t flags;
+	uint32_t idx;		/* the child's number, its copy of the heap made */
+	uint64_t since_ns;
+};
+
+#define MAX_FORK_HALVES 64
+
 /* one traced process, in the BPF slot of the same index */
 struct proc {
 	bool live;			/* the slot is taken */
@@ -81,6 +95,7 @@ struct session {
 	struct threads *threads;	/* --per-thread, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint64_t untraced;		/* processes that came when every slot was taken */
+	struct fork_half forks[MAX_FORK_HALVES];
 	bool ended;			/* the first process's ending was read */
 	char first_ending[256];
 	struct filter *filter;
@@ -704,7 +719,7 @@ static void exe_path(pid_t pid, char *buf, size_t size)
  * there are several: its symbolizer (its files opened now, as they may be
  * gone when its stacks are named) and its slot in events. Negative errno.
  */
-static int name_proc(struct session *s, struct proc *p)
+static int name_proc(struct session *s, struct proc *p, uint32_t reserved)
 {
 	struct symbolizer *sym = symbolizer__new(proc_pid(p));
 	char comm[32];
@@ -721,7 +736,11 @@ static int name_proc(struct session *s, struct proc *p)
 		return 0;
 	}
 	read_comm(proc_pid(p), comm, sizeof(comm));
-	idx = processes__add(s->processes, proc_pid(p), comm, sym);
+	/* a fork's child was numbered when its parent forked */
+	if (reserved)
+		idx = processes__set(s->processes, reserved, proc_pid(p), comm, sym) ?: (int)reserved;
+	else
+		idx = processes__add(s->processes, proc_pid(p), comm, sym);
 	if (idx < 0)
 		return idx;
 	p->idx = idx;
@@ -827,7 +846,7 @@ static int attach_probes(struct session *s)
 		p->hold_exec = s->opts.command && p == s->first && !s->opts.no_follow_exec;
 		bpf_state(s, p)->hold_exec = p->hold_exec;
 		set_loader(s, p);
-		err = name_proc(s, p);
+		err = name_proc(s, p, 0);
 		if (err)
 			return fail(err, "cannot start the symbolizer");
 		if (s->unwinder && (err = unwinder__add(s->unwinder, slot_of(s, p), proc_pid(p))) &&
@@ -1356,7 +1375,7 @@ static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t 
 		s->stacks_at_refresh = 0;
 		memset(&s->rate_from, 0, sizeof(s->rate_from));
 	}
-	err = name_proc(s, p);
+	err = name_proc(s, p, 0);
 	if (err) {
 		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
 		if (!s->several)
@@ -1422,23 +1441,31 @@ static void let_go(struct session *s, pid_t pid)
  * (parent set), or a program of --comm's name. It waits, stopped, in a slot
  * of its own, until it is probed.
  */
-static void take_new(struct session *s, struct proc *parent, pid_t pid, bool shares_vm)
+static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t idx,
+		     bool shares_vm)
 {
 	struct proc *p = free_slot(s);
 	int err;
 
 	if (!p) {
 		let_go(s, pid);
+		if (idx)
+			processes__ended(s->processes, idx, "untraced");
 		return;
 	}
-	/* gone already: it held nothing we count */
+	/* gone already: its copy of the parent's blocks stays, as it was */
 	if (target__open(pid, &p->target)) {
 		uint32_t key = pid;
 
 		bpf_map__delete_elem(s->skel->maps.traced, &key, sizeof(key), 0);
+		if (idx) {
+			processes__set(s->processes, idx, pid, processes__comm(s->processes, idx), NULL);
+			processes__ended(s->processes, idx, "exited");
+		}
 		return;
 	}
 	p->live = true;
+	p->idx = idx;
 	if (watch_proc(s, p) || target__wait_stopped(p->target)) {
 		end_proc(s, p, "exited");
 		return;
@@ -1450,14 +1477,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, bool sha
 	p->main_exit_told = false;
 	p->nexecs = 0;
 	exe_path(pid, p->execs, sizeof(p->execs));
-	err = name_proc(s, p);
-	if (!err && parent && !shares_vm) {
-		/* what the parent held, the child holds: a copy at the same addresses */
-		struct retag_ctx r = { .to = p->idx };
-
-		err = heap__copy_tag(s->heap, PROC_TAG(parent->idx), PROC_TAG(p->idx), PROC_MASK,
-				     retag_frames, &r);
-	}
+	err = name_proc(s, p, idx);
 	if (!err && s->unwinder)
 		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
 	if (!err) {
@@ -1510,6 +1530,88 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, bool sha
 }
 
 /*
+ * A fork comes in two records: the parent's, at its fork's return (in its
+ * order: what it held then, the child holds), and the child's, at its first
+ * return to user space (it waits, stopped). They come in either order; the
+ * first is kept until the other comes.
+ */
+static void fork_half(struct session *s, struct proc *parent, const struct events_pending *pend)
+{
+	struct fork_half *h, *free_half = NULL;
+	const char *comm;
+	size_t i;
+	int idx;
+
+	for (i = 0; i < MAX_FORK_HALVES; i++) {
+		h = &s->forks[i];
+		if (!h->used) {
+			free_half = free_half ? free_half : h;
+			continue;
+		}
+		if (h->slot != pend->slot || h->child_own != pend->child_own ||
+		    h->parent_seen == (pend->type == EVENT_FORK_PARENT))
+			continue;
+		/* the other half: the child goes on, with its number */
+		if (pend->type == EVENT_FORK)
+			h->child = pend->child;
+		h->used = false;
+		take_new(s, parent, h->child, h->idx, h->flags & FORK_SHARES_VM);
+		return;
+	}
+	h = free_half;
+	if (!h) {
+		/* more forks at once than halves: the child goes on untraced */
+		if (pend->type == EVENT_FORK)
+			let_go(s, pend->child);
+		return;
+	}
+	*h = (struct fork_half){
+		.used = true, .slot = pend->slot, .child_own = pend->child_own,
+		.child = pend->child, .flags = pend->flags, .since_ns = clock__now_ns(),
+		.parent_seen = pend->type == EVENT_FORK_PARENT,
+	};
+	if (!h->parent_seen)
+		return;
+	/* the child's number now, and what the parent held, at the same addresses */
+	comm = processes__comm(s->processes, parent->idx);
+	idx = processes__add(s->processes, 0, comm, NULL);
+	if (idx < 0) {
+		h->idx = 0;
+		return;
+	}
+	h->idx = idx;
+	if (!(h->flags & FORK_SHARES_VM)) {
+		struct retag_ctx r = { .to = idx };
+
+		if (heap__copy_tag(s->heap, PROC_TAG(parent->idx), PROC_TAG(idx), PROC_MASK,
+				   retag_frames, &r))
+			fprintf(stderr, "tracelloc: pid %d forked: out of memory for its child's copy "
+				"of the heap\n", proc_pid(parent));
+	}
+}
+
+/* a child whose parent's record never came (lost) is not left stopped */
+#define FORK_HALF_WAIT_NS 2000000000ULL
+
+static void expire_fork_halves(struct session *s)
+{
+	uint64_t now = clock__now_ns();
+	struct fork_half *h;
+	size_t i;
+
+	for (i = 0; i < MAX_FORK_HALVES; i++) {
+		h = &s->forks[i];
+		if (!h->used || now - h->since_ns < FORK_HALF_WAIT_NS)
+			continue;
+		h->used = false;
+		if (!h->parent_seen)
+			take_new(s, &s->procs[h->slot], h->child, 0, h->flags & FORK_SHARES_VM);
+		else if (h->idx)
+			processes__ended(s->processes, h->idx, "lost");
+	}
+}
+
+/*
  * After a read: what stopped it (an exec, a fork, a new process of
  * --comm's name) is dealt with, and the read goes on. true when the trace
  * ends there (ending says why).
@@ -1541,10 +1643,11 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 			end_proc(s, p, "exec");
 			break;
 		case EVENT_FORK:
-			take_new(s, p, (pid_t)(uint32_t)pend.addr, pend.addr & FORK_SHARES_VM);
+		case EVENT_FORK_PARENT:
+			fork_half(s, p, &pend);
 			break;
 		case EVENT_COMM_EXEC:
-			take_new(s, NULL, (pid_t)(uint32_t)pend.addr, false);
+			take_new(s, NULL, (pid_t)(uint32_t)pend.addr, 0, false);
 			break;
 		}
 		events__resume(s->events);
@@ -1556,6 +1659,7 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 		    !settle_exec(s, p, ending, ending_size))
 			return true;
 	}
+	expire_fork_halves(s);
 	return false;
 }
 
@@ -1823,12 +1927,18 @@ static size_t held_processes(struct session *s, pid_t *held)
 		if (s->procs[i].live && s->procs[i].hold_exec && s->procs[i].exec_unsettled)
 			held[n++] = proc_pid(&s->procs[i]);
 	if (s->events && events__pending(s->events, &pend) && n < MAX_HELD) {
-		if (pend.type != EVENT_EXEC)
+		if (pend.type == EVENT_COMM_EXEC)
 			held[n++] = (pid_t)(uint32_t)pend.addr;
-		else if (pend.slot < MAX_PROCS && s->procs[pend.slot].live &&
-			 s->procs[pend.slot].hold_exec)
+		else if (pend.type == EVENT_FORK)
+			held[n++] = (pid_t)pend.child;
+		else if (pend.type == EVENT_EXEC && pend.slot < MAX_PROCS &&
+			 s->procs[pend.slot].live && s->procs[pend.slot].hold_exec)
 			held[n++] = proc_pid(&s->procs[pend.slot]);
 	}
+	/* children waiting for their parent's half of the fork */
+	for (i = 0; i < MAX_FORK_HALVES && n < MAX_HELD; i++)
+		if (s->forks[i].used && !s->forks[i].parent_seen && s->forks[i].child > 0)
+			held[n++] = s->forks[i].child;
 	return n;
 }
 
@@ -1851,7 +1961,8 @@ static void session_destroy(struct session *s)
 	heap__destroy(s->heap);
 	tracelloc_bpf__destroy(s->skel);
 	for (i = 0; i < nheld; i++)
-		kill(held[i], SIGCONT);
+		if (held[i] > 0)
+			kill(held[i], SIGCONT);
 	/* a launched command that never ran is killed */
 	for (i = 0; i < MAX_PROCS; i++)
 		target__destroy(s->procs[i].target);

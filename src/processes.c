@@ -38,7 +38,11 @@ void processes__destroy(struct processes *ps)
 
 static void make_label(struct process_name *p)
 {
-	snprintf(p->label, sizeof(p->label), "pid %d (%s)%s%s", (int)p->pid, p->comm,
+	char pid[16] = "?";
+
+	if (p->pid)
+		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	snprintf(p->label, sizeof(p->label), "pid %s (%s)%s%s", pid, p->comm,
 		 p->ending ? " " : "", p->ending ? p->ending : "");
 }
 
@@ -73,6 +77,23 @@ int processes__add(struct processes *ps, pid_t pid, const char *comm, struct sym
 static struct process_name *get(const struct processes *ps, uint32_t idx)
 {
 	return idx >= 1 && idx <= ps->count ? &ps->procs[idx - 1] : NULL;
+}
+
+int processes__set(struct processes *ps, uint32_t idx, pid_t pid, const char *comm,
+		   struct symbolizer *sym)
+{
+	struct process_name *p = get(ps, idx);
+
+	if (!p) {
+		symbolizer__destroy(sym);
+		return -ENOENT;
+	}
+	p->pid = pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
+	symbolizer__destroy(p->sym);
+	p->sym = sym;
+	make_label(p);
+	return 0;
 }
 
 void processes__ended(struct processes *ps, uint32_t idx, const char *how)

@@ -36,6 +36,10 @@ void processes__destroy(struct processes *ps);
 /* a new process, named after its command (comm): its number (> 0), or
  * -ENOSPC past PROC_MAX, -ENOMEM; ps owns sym from then on, even on error */
 int processes__add(struct processes *ps, pid_t pid, const char *comm, struct symbolizer *sym);
+/* what is known of process idx now (a fork's child is numbered when its
+ * parent forks, and named when it first runs); ps owns sym from then on */
+int processes__set(struct processes *ps, uint32_t idx, pid_t pid, const char *comm,
+		   struct symbolizer *sym);
 /* how a process ended: "exited", "exec" (its program was replaced) */
 void processes__ended(struct processes *ps, uint32_t idx, const char *how);
 size_t processes__count(const struct processes *ps);
