@@ -176,6 +176,8 @@ static int handle_record(struct events *e, const void *data, size_t size)
 		return hold(e, ev);
 	k = &e->sinks[ev->slot];
 	tag = k->tag;
+	/* frees are at the record's time: the blocks' lifetimes */
+	heap__set_clock(e->heap, ev->ts_ns);
 	/* a process no longer traced (it exited, or exec'ed a program that is not) */
 	if (!k->live)
 		return 0;

@@ -13,6 +13,8 @@
 
 struct heap {
 	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */
+	uint64_t now_ns;	/* heap__set_clock() */
+	uint64_t short_lived_ns;
 	struct table *live;	/* addr -> struct live_block */
 	struct table *in_realloc; /* tid -> struct pending_block */
 	struct ranges *mappings; /* the pages of the blocks that are mappings */
@@ -36,6 +38,7 @@ struct heap *heap__new(void)
 	h->in_realloc = table__new(sizeof(struct pending_block));
 	h->stacks = stacks__new();
 	h->mappings = ranges__new();
+	h->short_lived_ns = 1000000;
 	if (!h->live || !h->in_realloc || !h->stacks || !h->mappings) {
 		heap__destroy(h);
 		return NULL;
@@ -46,6 +49,27 @@ struct heap *heap__new(void)
 void heap__set_sampling(struct heap *h, uint64_t sample_bytes)
 {
 	h->sample_bytes = sample_bytes;
+}
+
+void heap__set_short_lived(struct heap *h, uint64_t ns)
+{
+	h->short_lived_ns = ns;
+}
+
+void heap__set_clock(struct heap *h, uint64_t now_ns)
+{
+	h->now_ns = now_ns;
+}
+
+/* live bytes went up: a new peak? (stacks__new_peak) */
+static void check_peak(struct heap *h, uint64_t when_ns)
+{
+	if (h->stats.live_bytes <= h->stats.peak_live_bytes)
+		return;
+	h->stats.peak_live_bytes = h->stats.live_bytes;
+	h->stats.peak_live_count = h->stats.live_count;
+	h->stats.peak_ns = when_ns;
+	stacks__new_peak(h->stacks);
 }
 
 void heap__destroy(struct heap *h)
@@ -104,7 +128,18 @@ static void release(struct heap *h, const struct live_block *b)
 /* a block is gone for good: a free (or as many as it stands for) */
 static void count_free(struct heap *h, const struct live_block *b)
 {
-	h->stats.frees += weight_count(h, b->size);
+	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
+	struct stack_hist *hist = stacks__hist(h->stacks, b->stack_id);
+	uint64_t count = weight_count(h, b->size);
+	uint64_t life = h->now_ns > b->birth_ns ? h->now_ns - b->birth_ns : 0;
+
+	h->stats.frees += count;
+	if (!t)
+		return;
+	t->freed += count;
+	if (life < h->short_lived_ns)
+		t->short_lived += count;
+	hist->life[stack_hist__life_bucket(life)]++;
 }
 
 static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
@@ -123,6 +158,7 @@ static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 	}
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
+	check_peak(h, h->now_ns > b->birth_ns ? h->now_ns : b->birth_ns);
 }
 
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
@@ -166,6 +202,8 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	h->stats.alloc_bytes += bytes;
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
+	stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
+	check_peak(h, birth_ns);
 	return 0;
 }
 

@@ -22,6 +22,11 @@ struct heap_stats {
 	uint64_t failed_stacks;	/* allocations whose stack could not be captured */
 	uint64_t reused_live;	/* allocation at a live address: its free was lost */
 	uint64_t exit_cache_frees; /* glibc returning a dead thread's cached chunks */
+	/* the highest live bytes so far, the live blocks then, and when
+	 * (CLOCK_MONOTONIC; 0: no allocation yet) */
+	uint64_t peak_live_bytes;
+	uint64_t peak_live_count;
+	uint64_t peak_ns;
 };
 
 struct live_block {
@@ -35,6 +40,10 @@ struct heap *heap__new(void);
 /* blocks are samples, one per sample_bytes allocated on average: every total
  * becomes an estimate, each block weighed by the odds of its sampling */
 void heap__set_sampling(struct heap *h, uint64_t sample_bytes);
+/* a freed block that lived less than ns is short-lived (default 1 ms) */
+void heap__set_short_lived(struct heap *h, uint64_t ns);
+/* the time of the record being handled (CLOCK_MONOTONIC): frees are at it */
+void heap__set_clock(struct heap *h, uint64_t now_ns);
 void heap__destroy(struct heap *h);
 
 /* frames innermost first; nframes < 0: the capture failed (errno) */

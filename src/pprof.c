@@ -34,14 +34,20 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
-/* Profile.sample_type, as Go's heap profile: the order of every sample's values */
-enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__COUNT };
+/* Profile.sample_type, as Go's heap profile (its four first), then what
+ * was live when the heap was at its peak: the order of every sample's values */
+enum {
+	V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V_PEAK_OBJECTS,
+	V_PEAK_SPACE, V__COUNT
+};
 
 static const char *const value_types[V__COUNT][2] = {
 	[V_ALLOC_OBJECTS] = { "alloc_objects", "count" },
 	[V_ALLOC_SPACE] = { "alloc_space", "bytes" },
 	[V_INUSE_OBJECTS] = { "inuse_objects", "count" },
 	[V_INUSE_SPACE] = { "inuse_space", "bytes" },
+	[V_PEAK_OBJECTS] = { "peak_objects", "count" },
+	[V_PEAK_SPACE] = { "peak_space", "bytes" },
 };
 
 /* Profile's repeated fields, by number (src/proto/profile.proto) */
@@ -404,6 +410,8 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	values[V_ALLOC_SPACE] = (int64_t)s->totals.alloc_bytes;
 	values[V_INUSE_OBJECTS] = (int64_t)s->totals.live_count;
 	values[V_INUSE_SPACE] = (int64_t)s->totals.live_bytes;
+	values[V_PEAK_OBJECTS] = (int64_t)s->totals.peak_count;
+	values[V_PEAK_SPACE] = (int64_t)s->totals.peak_bytes;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
 	sample.n_value = V__COUNT;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */

@@ -59,6 +59,9 @@ static void copy_stack(struct profile *p, uint32_t id)
 	s->stack_id = id;
 	s->fn = stacks__fn(p->stack_table, id);
 	s->totals = *stacks__peek(p->stack_table, id);
+	stacks__at_peak(p->stack_table, id, &s->totals.peak_bytes, &s->totals.peak_count);
+	if (p->opts.growth)
+		growth__stat(p->opts.growth, id, &s->growth);
 }
 
 static void copy_before_change(void *p, uint32_t id)
@@ -126,6 +129,7 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric)
 	case METRIC_LIVE_COUNT: return s->totals.live_count;
 	case METRIC_ALLOC_BYTES: return s->totals.alloc_bytes;
 	case METRIC_ALLOC_COUNT: return s->totals.alloc_count;
+	case METRIC_PEAK_BYTES: return s->totals.peak_bytes;
 	}
 	return 0;
 }
@@ -224,6 +228,7 @@ static const char *const metric_names[] = {
 	[METRIC_LIVE_COUNT] = "live-count",
 	[METRIC_ALLOC_BYTES] = "allocated",
 	[METRIC_ALLOC_COUNT] = "count",
+	[METRIC_PEAK_BYTES] = "peak",
 };
 
 const char *alloc_fn__name(uint32_t fn)

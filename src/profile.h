@@ -8,11 +8,13 @@
 
 #include "heap.h"
 #include "stacks.h"
+#include "growth.h"
 #include "symbolize.h"
 
 struct filter;
 struct threads;
 struct processes;
+struct growth;
 
 /*
  * One model for every output: a read-only snapshot of "stacks with metrics",
@@ -24,6 +26,7 @@ enum metric {
 	METRIC_LIVE_COUNT,
 	METRIC_ALLOC_BYTES,
 	METRIC_ALLOC_COUNT,
+	METRIC_PEAK_BYTES,	/* live when the heap was at its peak */
 };
 
 struct profile_opts {
@@ -35,6 +38,8 @@ struct profile_opts {
 	/* several processes: their frames end the stacks, and name every frame
 	 * (symbolizer is not used then) */
 	const struct processes *processes;
+	/* --sort growth: each stack's history of live bytes; NULL: none */
+	const struct growth *growth;
 	/*
 	 * Called through profile__idle, at most every idle_every_ns (0: 10 ms),
 	 * while a writer works: the daemon reads its events meanwhile. The
@@ -49,7 +54,8 @@ struct profile_opts {
 struct profile_stack {
 	uint32_t stack_id;
 	uint32_t fn;			/* enum alloc_fn */
-	struct stack_totals totals;
+	struct stack_totals totals;	/* peak_bytes and peak_count: at the latest peak */
+	struct growth_stat growth;	/* all 0 without opts.growth */
 };
 
 /* a frame as writers show it */
@@ -114,7 +120,7 @@ void profile__idle(struct profile *p);
 int profile__sort(struct profile *p, void *base, size_t n, size_t size,
 		  int (*cmp)(const void *a, const void *b, void *arg), void *arg);
 
-/* "live", "live-count", "allocated", "count"; -EINVAL for others */
+/* "live", "live-count", "allocated", "count", "peak"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);
 /* "malloc", "operator new[]", ... */
 const char *alloc_fn__name(uint32_t fn);

@@ -9,11 +9,14 @@ struct stack {
 	size_t frames_off;	/* into the frame arena */
 	uint32_t nframes;
 	uint32_t fn;
+	uint32_t changed_at;	/* the peak version of its last change */
 	struct stack_totals totals;
 };
 
 struct stacks {
 	struct stack *stacks;	/* by id; slot 0 unused */
+	struct stack_hist *hists; /* by id, beside stacks */
+	uint32_t peak_version;	/* bumped at each new peak; 1 before the first */
 	uint32_t count;
 	uint32_t stacks_cap;
 	uint64_t *arena;	/* frames of all stacks, back to back */
@@ -50,7 +53,9 @@ struct stacks *stacks__new(void)
 	s->index = calloc(s->index_cap, sizeof(*s->index));
 	s->stacks_cap = 256;
 	s->stacks = calloc(s->stacks_cap, sizeof(*s->stacks));
-	if (!s->index || !s->stacks) {
+	s->hists = calloc(s->stacks_cap, sizeof(*s->hists));
+	s->peak_version = 1;
+	if (!s->index || !s->stacks || !s->hists) {
 		stacks__destroy(s);
 		return NULL;
 	}
@@ -64,6 +69,7 @@ void stacks__destroy(struct stacks *s)
 	if (!s)
 		return;
 	free(s->stacks);
+	free(s->hists);
 	free(s->arena);
 	free(s->index);
 	free(s);
@@ -96,10 +102,15 @@ static uint32_t add_stack(struct stacks *s, const uint64_t *frames, uint32_t n, 
 	if (s->count + 1 >= s->stacks_cap) {
 		uint32_t cap = s->stacks_cap * 2;
 		struct stack *grown = realloc(s->stacks, cap * sizeof(*grown));
+		struct stack_hist *hists;
 
 		if (!grown)
 			return 0;
 		s->stacks = grown;
+		hists = realloc(s->hists, cap * sizeof(*hists));
+		if (!hists)
+			return 0;
+		s->hists = hists;
 		s->stacks_cap = cap;
 	}
 	if (s->arena_len + n > s->arena_cap) {
@@ -118,6 +129,7 @@ static uint32_t add_stack(struct stacks *s, const uint64_t *frames, uint32_t n, 
 		memcpy(s->arena + s->arena_len, frames, n * sizeof(*frames));
 	st = &s->stacks[++s->count];
 	memset(st, 0, sizeof(*st));
+	memset(&s->hists[s->count], 0, sizeof(s->hists[0]));
 	st->hash = hash;
 	st->frames_off = s->arena_len;
 	st->nframes = n;
@@ -183,11 +195,62 @@ uint32_t stacks__fn(const struct stacks *s, uint32_t id)
 
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id)
 {
+	struct stack *st;
+
 	if (!id || id > s->count)
 		return NULL;
 	if (id >= s->guard_first && id <= s->guard_last)
 		s->before_change(s->guard_ctx, id);
-	return &s->stacks[id].totals;
+	st = &s->stacks[id];
+	/* its first change since the latest peak: what it held then */
+	if (st->changed_at != s->peak_version) {
+		st->totals.peak_bytes = st->totals.live_bytes;
+		st->totals.peak_count = st->totals.live_count;
+		st->changed_at = s->peak_version;
+	}
+	return &st->totals;
+}
+
+void stacks__new_peak(struct stacks *s)
+{
+	s->peak_version++;
+}
+
+void stacks__at_peak(const struct stacks *s, uint32_t id, uint64_t *bytes, uint64_t *count)
+{
+	const struct stack *st;
+
+	*bytes = *count = 0;
+	if (!id || id > s->count)
+		return;
+	st = &s->stacks[id];
+	if (st->changed_at != s->peak_version) {
+		*bytes = st->totals.live_bytes;
+		*count = st->totals.live_count;
+	} else {
+		*bytes = st->totals.peak_bytes;
+		*count = st->totals.peak_count;
+	}
+}
+
+struct stack_hist *stacks__hist(struct stacks *s, uint32_t id)
+{
+	return id && id <= s->count ? &s->hists[id] : NULL;
+}
+
+unsigned int stack_hist__life_bucket(uint64_t ns)
+{
+	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;	/* bits: ns < 2^b */
+
+	b = b > LIFE_HIST_SHIFT ? b - LIFE_HIST_SHIFT : 0;
+	return b < LIFE_HIST_BUCKETS ? b : LIFE_HIST_BUCKETS - 1;
+}
+
+unsigned int stack_hist__size_bucket(uint64_t size)
+{
+	unsigned int b = size ? 64 - __builtin_clzll(size) : 0;
+
+	return b < SIZE_HIST_BUCKETS ? b : SIZE_HIST_BUCKETS - 1;
 }
 
 const struct stack_totals *stacks__peek(const struct stacks *s, uint32_t id)
@@ -210,6 +273,6 @@ void stacks__guard(struct stacks *s, uint32_t first, uint32_t last,
 
 size_t stacks__memory(const struct stacks *s)
 {
-	return sizeof(*s) + s->stacks_cap * sizeof(*s->stacks) +
+	return sizeof(*s) + s->stacks_cap * (sizeof(*s->stacks) + sizeof(*s->hists)) +
 	       s->arena_cap * sizeof(*s->arena) + s->index_cap * sizeof(*s->index);
 }

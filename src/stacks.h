@@ -16,7 +16,28 @@ struct stack_totals {
 	uint64_t live_count;
 	uint64_t alloc_bytes;
 	uint64_t alloc_count;
+	/* live when the heap was at its peak: as stored, see stacks__at_peak() */
+	uint64_t peak_bytes;
+	uint64_t peak_count;
+	/* its blocks that were freed, and those of them that lived shorter
+	 * than the short-lived threshold (see struct stack_hist) */
+	uint64_t freed;
+	uint64_t short_lived;
 };
+
+/* log2 histograms of one stack: lifetimes of its freed blocks (bucket 0:
+ * under 2^LIFE_HIST_SHIFT ns, bucket i: [2^(i+SHIFT-1), 2^(i+SHIFT)) ns, the
+ * last one open), and requested sizes (bucket i: [2^(i-1), 2^i) bytes,
+ * bucket 0: 0 bytes, the last one open) */
+#define LIFE_HIST_BUCKETS 24
+#define LIFE_HIST_SHIFT 10
+#define SIZE_HIST_BUCKETS 24
+struct stack_hist {
+	uint32_t life[LIFE_HIST_BUCKETS];
+	uint32_t size[SIZE_HIST_BUCKETS];
+};
+unsigned int stack_hist__life_bucket(uint64_t ns);
+unsigned int stack_hist__size_bucket(uint64_t size);
 
 struct stacks *stacks__new(void);
 void stacks__destroy(struct stacks *s);
@@ -30,6 +51,18 @@ const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nf
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id);
 /* the totals of a stack, to read */
 const struct stack_totals *stacks__peek(const struct stacks *s, uint32_t id);
+/*
+ * The peak: the heap calls stacks__new_peak() when its live bytes reach a
+ * new high, after the change that made it. A stack keeps the peak version
+ * of its last change: one not changed since the latest peak holds now what
+ * it held then, and its first change after a newer peak saves its value
+ * first (in stacks__totals()). O(1) per change.
+ */
+void stacks__new_peak(struct stacks *s);
+/* what the stack held at the latest peak */
+void stacks__at_peak(const struct stacks *s, uint32_t id, uint64_t *bytes, uint64_t *count);
+/* its histograms, to change or read; NULL for no stack */
+struct stack_hist *stacks__hist(struct stacks *s, uint32_t id);
 /*
  * For a copy of the totals made a piece at a time, as of one moment: from now
  * on, stacks__totals() and stacks__set_fn() call before_change(ctx, id)

@@ -897,3 +897,84 @@ TEST(heap_fork_copy_and_exec_drop)
 	ASSERT_HELPER(check_consistent(h));
 	heap__destroy(h);
 }
+
+/* the peak: what each stack held when the live bytes were highest, exact
+ * whatever came after */
+TEST(heap_peak)
+{
+	struct heap *h = heap__new();
+	struct stacks *st;
+	uint64_t bytes, count;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	st = heap__stacks(h);
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 100, 10, FN_MALLOC, S1, 3), "a");
+	ASSERT_OK(heap__alloc(h, 1, 0x2000, 200, 20, FN_MALLOC, S2, 2), "b");
+	ASSERT_OK(heap__alloc(h, 1, 0x3000, 300, 30, FN_MALLOC, S2, 2), "c: the peak, 600");
+	heap__set_clock(h, 40);
+	heap__free(h, 1, 0x2000);
+	heap__free(h, 1, 0x3000);
+	ASSERT_OK(heap__alloc(h, 1, 0x4000, 400, 50, FN_MALLOC, S3, 1), "d: 500, under the peak");
+	ASSERT_OK(heap__alloc(h, 1, 0x5000, 50, 60, FN_MALLOC, S1, 3), "e: 550");
+	ASSERT_EQ(heap__stats(h)->peak_live_bytes, 600, "peak bytes");
+	ASSERT_EQ(heap__stats(h)->peak_live_count, 3, "peak blocks");
+	ASSERT_EQ(heap__stats(h)->peak_ns, 30, "when");
+	stacks__at_peak(st, stack_id(h, S1, 3), &bytes, &count);
+	ASSERT_EQ(bytes, 100, "S1 at the peak (150 now)");
+	ASSERT_EQ(count, 1, "S1 blocks at the peak");
+	stacks__at_peak(st, stack_id(h, S2, 2), &bytes, &count);
+	ASSERT_EQ(bytes, 500, "S2 at the peak (0 now)");
+	stacks__at_peak(st, stack_id(h, S3, 1), &bytes, &count);
+	ASSERT_EQ(bytes, 0, "S3 came after the peak");
+
+	/* a new peak: everyone's value now */
+	ASSERT_OK(heap__alloc(h, 1, 0x6000, 100, 70, FN_MALLOC, S2, 2), "f: 650, a new peak");
+	ASSERT_EQ(heap__stats(h)->peak_live_bytes, 650, "new peak");
+	stacks__at_peak(st, stack_id(h, S1, 3), &bytes, &count);
+	ASSERT_EQ(bytes, 150, "S1 at the new peak");
+	stacks__at_peak(st, stack_id(h, S3, 1), &bytes, &count);
+	ASSERT_EQ(bytes, 400, "S3 at the new peak");
+	stacks__at_peak(st, stack_id(h, S2, 2), &bytes, &count);
+	ASSERT_EQ(bytes, 100, "S2 at the new peak");
+	heap__free(h, 1, 0x4000);
+	stacks__at_peak(st, stack_id(h, S3, 1), &bytes, &count);
+	ASSERT_EQ(bytes, 400, "S3 at the peak, freed since");
+	heap__destroy(h);
+}
+
+/* short-lived frees and the histograms of lifetimes and sizes */
+TEST(heap_short_lived)
+{
+	struct heap *h = heap__new();
+	const struct stack_totals *t;
+	const struct stack_hist *hist;
+	uint32_t id;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	heap__set_short_lived(h, 1000000);
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 100, 1000, FN_MALLOC, S1, 3), "a");
+	ASSERT_OK(heap__alloc(h, 1, 0x2000, 3000, 2000, FN_MALLOC, S1, 3), "b");
+	ASSERT_OK(heap__alloc(h, 1, 0x3000, 100, 3000, FN_MALLOC, S1, 3), "c");
+	heap__set_clock(h, 1000 + 500);		/* a: 500 ns */
+	heap__free(h, 1, 0x1000);
+	heap__set_clock(h, 2000 + 999999);	/* b: just under 1 ms */
+	heap__free(h, 1, 0x2000);
+	heap__set_clock(h, 3000 + 5000000);	/* c: 5 ms */
+	heap__free(h, 1, 0x3000);
+	id = stack_id(h, S1, 3);
+	t = stacks__peek(heap__stacks(h), id);
+	ASSERT_EQ(t->freed, 3, "freed");
+	ASSERT_EQ(t->short_lived, 2, "short-lived: under 1 ms");
+	hist = stacks__hist(heap__stacks(h), id);
+	ASSERT_EQ(hist->life[0], 1, "under 1024 ns");
+	ASSERT_EQ(hist->life[stack_hist__life_bucket(999999)], 1, "~1 ms");
+	ASSERT_EQ(stack_hist__life_bucket(999999), 10, "2^19 .. 2^20 ns is bucket 10");
+	ASSERT_EQ(hist->life[stack_hist__life_bucket(5000000)], 1, "5 ms");
+	ASSERT_EQ(hist->size[stack_hist__size_bucket(100)], 2, "two of 100 bytes");
+	ASSERT_EQ(stack_hist__size_bucket(100), 7, "64 .. 127 bytes is bucket 7");
+	ASSERT_EQ(hist->size[12], 1, "3000 bytes: 2048 .. 4095");
+	ASSERT_EQ(stack_hist__size_bucket(0), 0, "0 bytes");
+	ASSERT_EQ(stack_hist__size_bucket(UINT64_MAX), SIZE_HIST_BUCKETS - 1, "the last bucket is open");
+	ASSERT_EQ(stack_hist__life_bucket(UINT64_MAX), LIFE_HIST_BUCKETS - 1, "the last lifetime bucket is open");
+	heap__destroy(h);
+}

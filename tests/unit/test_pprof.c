@@ -169,7 +169,7 @@ static void check_sample(const Profile *pr, const uint64_t *frames, size_t n, si
 	size_t i;
 
 	ASSERT_OK_PTR(s, "%s: a sample with its frames", what);
-	ASSERT_EQ(s->n_value, 4, "%s: values", what);
+	ASSERT_EQ(s->n_value, 6, "%s: values", what);
 	for (i = 0; i < 4; i++)
 		ASSERT_EQ(s->value[i], want[i], "%s: value %zu (%s)", what, i,
 			  str(pr, pr->sample_type[i]->type));
@@ -177,9 +177,10 @@ static void check_sample(const Profile *pr, const uint64_t *frames, size_t n, si
 
 TEST(pprof_heap_profile)
 {
-	static const char *const types[4][2] = {
+	static const char *const types[6][2] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
 		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+		{ "peak_objects", "count" }, { "peak_space", "bytes" },
 	};
 	struct pprof_opts opts = { .view = PPROF_INUSE, .time_ns = 1234567890123LL,
 				   .duration_ns = 5000000000LL, .comment = "tracelloc: pid 42" };
@@ -197,8 +198,8 @@ TEST(pprof_heap_profile)
 
 	ASSERT_GE(pr->n_string_table, 1, "string table");
 	ASSERT_STREQ(pr->string_table[0], "", "string_table[0]");
-	ASSERT_EQ(pr->n_sample_type, 4, "sample types");
-	for (i = 0; i < 4; i++) {
+	ASSERT_EQ(pr->n_sample_type, 6, "sample types");
+	for (i = 0; i < 6; i++) {
 		ASSERT_STREQ(str(pr, pr->sample_type[i]->type), types[i][0], "sample type %zu", i);
 		ASSERT_STREQ(str(pr, pr->sample_type[i]->unit), types[i][1], "unit of sample type %zu", i);
 	}
@@ -323,7 +324,7 @@ TEST(pprof_include_leaves_stacks_out)
 	if (!test__failed()) {
 		ASSERT_EQ(w.profile->n_sample, 0, "samples left by --include");
 		ASSERT_EQ(w.profile->n_location, 0, "locations");
-		ASSERT_EQ(w.profile->n_sample_type, 4, "sample types of an empty profile");
+		ASSERT_EQ(w.profile->n_sample_type, 6, "sample types of an empty profile");
 	}
 	written_free(&w);
 }
@@ -383,7 +384,7 @@ TEST(pprof_streamed_while_events_arrive)
 		for (j = 0; j < n; j++)
 			ASSERT_EQ(pr->location[s->location_id[j] - 1]->address, frames[j] - 1,
 				  "sample %zu: frame %zu", i, j);
-		ASSERT_EQ(s->n_value, 4, "sample %zu: values", i);
+		ASSERT_EQ(s->n_value, 6, "sample %zu: values", i);
 		ASSERT_EQ(s->value[0], 1, "sample %zu: alloc_objects", i);
 		ASSERT_EQ(s->value[1], busy_heap__size((uint32_t)i), "sample %zu: alloc_space", i);
 		ASSERT_EQ(s->value[2], 1, "sample %zu: inuse_objects", i);
