@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <linux/capability.h>
@@ -30,6 +31,7 @@
 #include "events.h"
 #include "filter.h"
 #include "folded.h"
+#include "growth.h"
 #include "heap.h"
 #include "http.h"
 #include "metrics.h"
@@ -93,6 +95,7 @@ struct session {
 	struct events *events;
 	struct processes *processes;	/* several: their names and symbolizers */
 	struct threads *threads;	/* --per-thread, else NULL */
+	struct growth *growth;		/* --sort growth, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint64_t untraced;		/* processes that came when every slot was taken */
 	struct fork_half forks[MAX_FORK_HALVES];
@@ -410,6 +413,17 @@ static int build_unwind_tables(struct session *s)
 	return 0;
 }
 
+static struct heap *new_heap(const struct session *s)
+{
+	struct heap *h = heap__new();
+
+	if (!h)
+		return NULL;
+	heap__set_sampling(h, s->opts.sample_bytes);
+	heap__set_short_lived(h, (uint64_t)(s->opts.short_lived_ms * 1e6));
+	return h;
+}
+
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -456,10 +470,11 @@ static int open_bpf(struct session *s)
 			return fail(err, "cannot size the sampling table");
 	}
 	/* the rings and what reads them exist before the first probe fires */
-	s->heap = heap__new();
+	s->heap = new_heap(s);
 	if (!s->heap)
 		return fail(-ENOMEM, "cannot start");
-	heap__set_sampling(s->heap, s->opts.sample_bytes);
+	if (s->opts.sort == SORT_GROWTH && !(s->growth = growth__new(s->opts.growth_window)))
+		return fail(-ENOMEM, "cannot start");
 	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
 		return fail(-errno, "cannot create the BPF ring buffers");
@@ -926,6 +941,7 @@ static struct profile *snapshot(struct session *s, bool for_writer)
 		.filter = s->filter,
 		.allocator_frame = for_writer && s->opts.allocator_frame,
 		.threads = s->threads,
+		.growth = s->growth,
 		.idle = for_writer ? consume_while_writing : NULL,
 		.idle_ctx = s,
 	};
@@ -1112,6 +1128,86 @@ static int write_outputs(struct session *s)
 	return failed;
 }
 
+/*
+ * --snapshot-every: the profile now, as DIR/heap-YYYYMMDD-HHMMSS.mmm.pb.gz
+ * and .fg, each written whole (a temporary file renamed), so that two of
+ * them diff (go tool pprof -diff_base). The oldest beyond --snapshot-keep go.
+ */
+#define SNAPSHOT_PREFIX "heap-"
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void prune_snapshots(struct session *s)
+{
+	char **names = NULL, **grown, path[PATH_MAX];
+	size_t n = 0, i, len;
+	struct dirent *d;
+	DIR *dir;
+
+	if (!s->opts.snapshot_keep || !(dir = opendir(s->opts.snapshot_dir)))
+		return;
+	while ((d = readdir(dir))) {
+		len = strlen(d->d_name);
+		if (strncmp(d->d_name, SNAPSHOT_PREFIX, strlen(SNAPSHOT_PREFIX)) || len < 7 ||
+		    strcmp(d->d_name + len - 6, ".pb.gz"))
+			continue;
+		grown = realloc(names, (n + 1) * sizeof(*names));
+		if (!grown || !(grown[n] = strdup(d->d_name))) {
+			names = grown ? grown : names;
+			break;
+		}
+		names = grown;
+		n++;
+	}
+	closedir(dir);
+	if (names)
+		qsort(names, n, sizeof(*names), by_name);
+	for (i = 0; i + s->opts.snapshot_keep < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", s->opts.snapshot_dir, names[i]);
+		unlink(path);
+		/* its folded stacks: heap-...pb.gz -> heap-....fg */
+		len = strlen(path);
+		if (len > 6) {
+			snprintf(path + len - 6, sizeof(path) - (len - 6), ".fg");
+			unlink(path);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void write_snapshot(struct session *s)
+{
+	char base[PATH_MAX - 16], stamp[32];
+	struct output outs[2] = {
+		{ "--snapshot-every", NULL, write_pprof },
+		{ "--snapshot-every", NULL, write_folded },
+	};
+	char paths[2][PATH_MAX];
+	struct timespec now;
+	struct tm tm;
+	size_t i;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(base, sizeof(base), "%s/" SNAPSHOT_PREFIX "%s.%03ld", s->opts.snapshot_dir, stamp,
+		 now.tv_nsec / 1000000);
+	snprintf(paths[0], sizeof(paths[0]), "%s.pb.gz", base);
+	snprintf(paths[1], sizeof(paths[1]), "%s.fg", base);
+	events__writing(s->events, true);
+	for (i = 0; i < 2; i++) {
+		outs[i].path = paths[i];
+		write_output(s, &outs[i]);
+	}
+	events__writing(s->events, false);
+	prune_snapshots(s);
+}
+
 static void print_report(struct session *s)
 {
 	struct report_opts ro = {
@@ -1120,6 +1216,8 @@ static void print_report(struct session *s)
 		.sort = s->opts.sort,
 		.color = isatty(fileno(s->report_out)) && !getenv("NO_COLOR"),
 		.now_ns = clock__now_ns(),
+		.short_lived_ns = (uint64_t)(s->opts.short_lived_ms * 1e6),
+		.sizes = s->opts.verbose > 0,
 	};
 	struct profile *p;
 	int err;
@@ -1362,12 +1460,16 @@ static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t 
 		heap__drop_tag(s->heap, PROC_TAG(p->idx), PROC_MASK);
 		processes__ended(s->processes, p->idx, "exec");
 	} else {
-		heap = heap__new();
+		heap = new_heap(s);
 		if (!heap) {
 			snprintf(ending, ending_size, "target called exec: out of memory");
 			return false;
 		}
-		heap__set_sampling(heap, s->opts.sample_bytes);
+		/* the old program's stacks are gone: so is their history */
+		if (s->growth) {
+			growth__destroy(s->growth);
+			s->growth = growth__new(s->opts.growth_window);
+		}
 		heap__destroy(s->heap);
 		s->heap = heap;
 		events__set_heap(s->events, heap);
@@ -1725,7 +1827,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 {
 	/* the tick also re-reads the target's maps, so it runs even without a live line */
 	double tick_s = s->opts.interval_s > 0 ? s->opts.interval_s : 1;
-	int tick_fd = -1, end_fd = -1, err;
+	int tick_fd = -1, end_fd = -1, snap_fd = -1, err;
 	struct heap_stats prev = {};
 	bool done = false;
 	size_t i;
@@ -1736,7 +1838,9 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	tick_fd = new_timer(tick_s, tick_s);
 	if (s->opts.duration_s > 0)
 		end_fd = new_timer(s->opts.duration_s, 0);
-	err = tick_fd < 0 ? tick_fd : end_fd < -1 ? end_fd : 0;
+	if (s->opts.snapshot_dir)
+		snap_fd = new_timer(s->opts.snapshot_every_s, s->opts.snapshot_every_s);
+	err = tick_fd < 0 ? tick_fd : end_fd < -1 ? end_fd : snap_fd < -1 ? snap_fd : 0;
 	if (!err)
 		err = add_fd(s->epfd, events__fd(s->events));
 	for (i = 0; i < MAX_PROCS && !err; i++)
@@ -1748,6 +1852,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		err = add_fd(s->epfd, tick_fd);
 	if (!err && end_fd >= 0)
 		err = add_fd(s->epfd, end_fd);
+	if (!err && snap_fd >= 0)
+		err = add_fd(s->epfd, snap_fd);
 	if (!err && s->http)
 		err = add_fd(s->epfd, http__fd(s->http));
 	if (err) {
@@ -1816,6 +1922,13 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			} else if (fd == end_fd) {
 				snprintf(ending, ending_size, "duration elapsed");
 				done = true;
+			} else if (fd == snap_fd) {
+				uint64_t expirations;
+
+				if (read(snap_fd, &expirations, sizeof(expirations)) < 0)
+					continue;
+				consume(s);
+				write_snapshot(s);
 			} else if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
 				stream_closed(fd, ending, ending_size);
 				done = true;
@@ -1846,6 +1959,9 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				}
 				if (done)
 					continue;
+				if (s->growth && growth__sample(s->growth, heap__stacks(s->heap),
+								clock__now_ns()))
+					fail(-ENOMEM, "cannot keep the growth of the stacks");
 				update_rate(s);
 				if (s->opts.interval_s <= 0)
 					continue;
@@ -1874,6 +1990,8 @@ out:
 		close(tick_fd);
 	if (end_fd >= 0)
 		close(end_fd);
+	if (snap_fd >= 0)
+		close(snap_fd);
 	close(s->epfd);
 	s->epfd = -1;
 	return err ? 1 : 0;
@@ -1891,6 +2009,10 @@ static void print_summary(struct session *s, const char *ending)
 		.processes = s->several ? processes__count(s->processes) : 0,
 		.untraced_processes = s->untraced,
 	};
+	const struct heap_stats *st = heap__stats(s->heap);
+
+	if (st->peak_ns / 1e9 > s->start_s)
+		sum.peak_at_s = st->peak_ns / 1e9 - s->start_s;
 
 	read_loss(s, &sum.loss);
 	report__summary(s->report_out, &sum);
@@ -1951,6 +2073,7 @@ static void session_destroy(struct session *s)
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	threads__destroy(s->threads);
+	growth__destroy(s->growth);
 	for (i = 0; i < MAX_PROCS; i++) {
 		symbolizer__destroy(s->procs[i].symbolizer);
 		attach__destroy(s->procs[i].attach);
@@ -1968,6 +2091,23 @@ static void session_destroy(struct session *s)
 		target__destroy(s->procs[i].target);
 	if (s->signal_fd >= 0)
 		close(s->signal_fd);
+}
+
+/* --snapshot-every: a directory we can write into, now */
+static int check_snapshot_dir(struct session *s)
+{
+	const char *dir = s->opts.snapshot_dir;
+	struct stat st;
+
+	if (!dir)
+		return 0;
+	if (stat(dir, &st))
+		return fail(-errno, "cannot write snapshots into %s", dir);
+	if (!S_ISDIR(st.st_mode))
+		return fail(0, "cannot write snapshots into %s: not a directory", dir);
+	if (access(dir, W_OK | X_OK))
+		return fail(-errno, "cannot write snapshots into %s", dir);
+	return 0;
 }
 
 /* output files: fail before tracing, not after */
@@ -1995,7 +2135,7 @@ static int check_outputs(struct session *s)
 	/* nothing of the reports may mix into an output there */
 	if (to_stdout)
 		s->report_out = stderr;
-	return 0;
+	return check_snapshot_dir(s);
 }
 
 /* the endpoint listens before tracing: a port in use stops tracelloc at once */

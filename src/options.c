@@ -37,6 +37,10 @@ enum {
 	OPT_NO_FOLLOW_EXEC,
 	OPT_PER_THREAD,
 	OPT_COMM,
+	OPT_GROWTH_WINDOW,
+	OPT_SHORT_LIVED,
+	OPT_SNAPSHOT_EVERY,
+	OPT_SNAPSHOT_KEEP,
 	OPT_FOLLOW_FORKS,
 };
 
@@ -59,7 +63,8 @@ static const char usage[] =
 	"  -i, --interval SECS           print a live line every SECS (default 1; 0: off)\n"
 	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
 	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
-	"                                (bytes), count (allocation calls)\n"
+	"                                (bytes), count (allocation calls), peak (live\n"
+	"                                bytes at the heap's peak)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
@@ -69,7 +74,13 @@ static const char usage[] =
 	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
 	"      --min-age SECS            only allocations live for at least SECS\n"
 	"  -s, --sort KEY                order of the top allocators: live (bytes, default),\n"
-	"                                allocs (allocation calls), count (live allocations)\n"
+	"                                allocs (allocation calls), count (live allocations),\n"
+	"                                growth (steady growth over the window), peak (live\n"
+	"                                bytes at the heap's peak), short-lived (allocations\n"
+	"                                freed within --short-lived)\n"
+	"      --growth-window N         --sort growth: over the last N intervals (default 60)\n"
+	"      --short-lived MS          a block freed within MS milliseconds is short-lived\n"
+	"                                (default 1)\n"
 	"      --per-thread              group by the allocating thread's name: a line per\n"
 	"                                thread, and the thread as every stack's root frame\n"
 	"                                (pprof: a thread label)\n"
@@ -95,7 +106,11 @@ static const char usage[] =
 	"\n"
 	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
 	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
-	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space)\n"
+	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space,\n"
+	"                                peak_objects, peak_space)\n"
+	"      --snapshot-every SECS DIR write a pprof profile and folded stacks into DIR every\n"
+	"                                SECS, named by the time (go tool pprof -diff_base)\n"
+	"      --snapshot-keep N         keep the newest N snapshots in DIR (default: all)\n"
 	"      --listen [ADDR:]PORT      serve /debug/pprof/heap, /debug/pprof/allocs and\n"
 	"                                /metrics over HTTP while tracing; ADDR defaults to\n"
 	"                                127.0.0.1 (PORT 0: any free port)\n"
@@ -169,6 +184,34 @@ static int parse_top(const char *arg, int *out)
 	return 0;
 }
 
+static int parse_millis(const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e9)
+		return bad("invalid --short-lived '%s': expected a number of milliseconds above 0",
+			   arg);
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *arg, const char *flag, unsigned long min, unsigned long max,
+		       unsigned int *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !isdigit((unsigned char)*arg) || v < min || v > max)
+		return bad("invalid %s '%s': expected a number from %lu to %lu", flag, arg, min, max);
+	*out = (unsigned int)v;
+	return 0;
+}
+
 static int parse_sort(const char *arg, enum report_sort *out)
 {
 	if (!strcmp(arg, "live"))
@@ -177,8 +220,15 @@ static int parse_sort(const char *arg, enum report_sort *out)
 		*out = SORT_ALLOC_CALLS;
 	else if (!strcmp(arg, "count"))
 		*out = SORT_LIVE_COUNT;
+	else if (!strcmp(arg, "growth"))
+		*out = SORT_GROWTH;
+	else if (!strcmp(arg, "peak"))
+		*out = SORT_PEAK;
+	else if (!strcmp(arg, "short-lived"))
+		*out = SORT_SHORT_LIVED;
 	else
-		return bad("invalid --sort '%s': expected live, allocs or count", arg);
+		return bad("invalid --sort '%s': expected live, allocs, count, growth, peak or "
+			   "short-lived", arg);
 	return 0;
 }
 
@@ -294,6 +344,10 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
+		{ "short-lived", required_argument, NULL, OPT_SHORT_LIVED },
+		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
+		{ "snapshot-keep", required_argument, NULL, OPT_SNAPSHOT_KEEP },
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW_FORKS },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
@@ -312,6 +366,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opts->ringbuf_bytes = 0;	/* by CPU count: events__ring_bytes() */
 	opts->top = 3;
 	opts->sort = SORT_LIVE_BYTES;
+	opts->growth_window = 60;
+	opts->short_lived_ms = 1;
 	opts->default_filters = true;
 	opts->unwind = UNWIND_MODE_AUTO;
 
@@ -332,6 +388,23 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_FOLLOW_FORKS:
 			opts->follow_forks = true;
 			break;
+		case OPT_GROWTH_WINDOW:
+			err = parse_count(optarg, "--growth-window", 2, 100000, &opts->growth_window);
+			break;
+		case OPT_SHORT_LIVED:
+			err = parse_millis(optarg, &opts->short_lived_ms);
+			break;
+		case OPT_SNAPSHOT_EVERY:
+			err = parse_seconds(optarg, "snapshot-every", 0.01, &opts->snapshot_every_s);
+			/* its second value, the directory */
+			if (!err && (optind >= argc || !*argv[optind]))
+				err = bad("--snapshot-every %s needs a directory after it", optarg);
+			if (!err)
+				opts->snapshot_dir = argv[optind++];
+			break;
+		case OPT_SNAPSHOT_KEEP:
+			err = parse_count(optarg, "--snapshot-keep", 1, 1000000, &opts->snapshot_keep);
+			break;
 		case 'd':
 			err = parse_seconds(optarg, "duration", 1e-3, &opts->duration_s);
 			break;
@@ -348,7 +421,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case 'm':
 			if (metric__parse(optarg, &opts->flamegraph_metric))
 				err = bad("invalid flamegraph metric '%s': expected live, live-count, "
-					  "allocated or count", optarg);
+					  "allocated, count or peak", optarg);
 			break;
 		case 'b':
 			err = parse_size(optarg, &opts->ringbuf_bytes);

@@ -29,6 +29,12 @@ struct options {
 	int top;			/* entries per section; 0: no report */
 	double min_age_s;		/* only live blocks at least this old */
 	enum report_sort sort;
+	unsigned int growth_window;	/* --sort growth: intervals in its window */
+	double short_lived_ms;		/* a block freed sooner is short-lived */
+	/* --snapshot-every: a pprof profile and folded stacks every SECS into DIR */
+	double snapshot_every_s;
+	const char *snapshot_dir;
+	unsigned int snapshot_keep;	/* at most this many (0: all) */
 	/* filters: frames hidden, stacks kept */
 	const char **excludes;
 	size_t nexcludes;

@@ -52,7 +52,7 @@ void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now
 void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
-	char alloc_h[32], live_h[32];
+	char alloc_h[32], live_h[32], peak_h[32];
 	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
@@ -78,6 +78,12 @@ void report__summary(FILE *out, const struct summary *s)
 		st->unknown_frees);
 	fprintf(out, "    live allocations: %" PRIu64 " (%" PRIu64 " bytes, %s)\n", st->live_count,
 		st->live_bytes, live_h);
+	if (st->peak_live_bytes) {
+		report__human_bytes(st->peak_live_bytes, peak_h, sizeof(peak_h));
+		fprintf(out, "    peak: %" PRIu64 " live allocations (%" PRIu64 " bytes, %s), %.2f s "
+			"into the trace\n", st->peak_live_count, st->peak_live_bytes, peak_h,
+			s->peak_at_s);
+	}
 	fprintf(out, "    lost events: %" PRIu64 " (%" PRIu64 " allocations, %" PRIu64
 		" frees; ring buffer full)\n",
 		s->loss.lost_allocs + s->loss.lost_frees, s->loss.lost_allocs, s->loss.lost_frees);
@@ -159,6 +165,78 @@ static bool shown(struct profile *p, const struct profile_stack *s)
 	return profile__show(p, s, &frames) > 0;
 }
 
+/* "64-128 us", the lifetimes of a log2 bucket (see struct stack_hist) */
+static void format_life_bucket(unsigned int b, char *buf, size_t size)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double lo = b ? (double)(1ULL << (b + LIFE_HIST_SHIFT - 1)) : 0;
+	double hi = (double)(1ULL << (b + LIFE_HIST_SHIFT));
+	unsigned int u = 0;
+
+	while (u < 3 && hi >= 1000 * 10) {
+		lo /= 1000;
+		hi /= 1000;
+		u++;
+	}
+	if (b == LIFE_HIST_BUCKETS - 1)
+		snprintf(buf, size, "over %.0f %s", lo, units[u]);
+	else if (!b)
+		snprintf(buf, size, "under %.0f %s", hi, units[u]);
+	else
+		snprintf(buf, size, "%.0f-%.0f %s", lo, hi, units[u]);
+}
+
+/* the lines under a top allocator that its sort key, or -v, asks for */
+static void print_details(FILE *out, struct profile *p, const struct profile_stack *s,
+			  const struct report_opts *o)
+{
+	const struct stack_hist *hist = p->stack_table ? stacks__hist(p->stack_table, s->stack_id)
+						       : NULL;
+	const struct growth_stat *g = &s->growth;
+	uint64_t half, seen;
+	char size[32], life[32];
+	unsigned int b;
+
+	if (o->sort == SORT_GROWTH) {
+		report__human_bytes((uint64_t)(g->slope > 0 ? g->slope : 0), size, sizeof(size));
+		fprintf(out, "        %s+%s/s%s over %.0f s, grew in %u/%u intervals\n", SIZE(o), size,
+			RESET(o), g->span_s, g->grew, g->intervals);
+	}
+	if (o->sort == SORT_PEAK) {
+		report__human_bytes(s->totals.peak_bytes, size, sizeof(size));
+		fprintf(out, "        at the peak: %s%s%s in %" PRIu64 " allocations\n", SIZE(o), size,
+			RESET(o), s->totals.peak_count);
+	}
+	if (o->sort == SORT_SHORT_LIVED && hist && s->totals.freed) {
+		for (b = 0, seen = 0; b < LIFE_HIST_BUCKETS; b++)
+			seen += hist->life[b];
+		for (b = 0, half = 0; b < LIFE_HIST_BUCKETS && 2 * (half + hist->life[b]) < seen; b++)
+			half += hist->life[b];
+		format_life_bucket(b < LIFE_HIST_BUCKETS ? b : LIFE_HIST_BUCKETS - 1, life,
+				   sizeof(life));
+		fprintf(out, "        short-lived (under %.3g ms): %" PRIu64 " of %" PRIu64
+			" calls (%.0f%%); %" PRIu64 " freed, median lifetime %s\n",
+			o->short_lived_ns / 1e6, s->totals.short_lived, s->totals.alloc_count,
+			s->totals.alloc_count ? 100.0 * s->totals.short_lived / s->totals.alloc_count : 0,
+			s->totals.freed, life);
+	}
+	if (o->sizes && hist) {
+		fprintf(out, "        sizes:");
+		for (b = 0; b < SIZE_HIST_BUCKETS; b++) {
+			if (!hist->size[b])
+				continue;
+			if (!b)
+				fprintf(out, " 0 B: %u", hist->size[b]);
+			else if (b == SIZE_HIST_BUCKETS - 1)
+				fprintf(out, " %llu B and more: %u", 1ULL << (b - 1), hist->size[b]);
+			else
+				fprintf(out, " %llu-%llu B: %u", 1ULL << (b - 1), (1ULL << b) - 1,
+					hist->size[b]);
+		}
+		fputc('\n', out);
+	}
+}
+
 struct block_pick {
 	uint64_t addr;
 	const struct live_block *block;
@@ -172,21 +250,34 @@ struct stack_view {
 	int8_t shown;		/* -1 not known yet */
 };
 
-static uint64_t sort_key(const struct stack_view *v, enum report_sort sort)
+static double sort_key(const struct stack_view *v, enum report_sort sort)
 {
 	switch (sort) {
 	case SORT_ALLOC_CALLS: return v->stack->totals.alloc_count;
 	case SORT_LIVE_COUNT: return v->live_count;
+	case SORT_GROWTH: return growth__score(&v->stack->growth);
+	case SORT_PEAK: return v->stack->totals.peak_bytes;
+	case SORT_SHORT_LIVED: return v->stack->totals.short_lived;
 	case SORT_LIVE_BYTES: break;
 	}
 	return v->live_bytes;
 }
 
+/* how the top allocators are ordered, after their header */
+static const char *const sort_names[] = {
+	[SORT_LIVE_BYTES] = "",
+	[SORT_ALLOC_CALLS] = ", by allocation calls",
+	[SORT_LIVE_COUNT] = ", by live allocations",
+	[SORT_GROWTH] = ", by growth",
+	[SORT_PEAK] = ", by live bytes at the peak",
+	[SORT_SHORT_LIVED] = ", by short-lived allocations",
+};
+
 static enum report_sort sort_by;
 
 static int by_key_desc(const void *a, const void *b)
 {
-	uint64_t x = sort_key(a, sort_by), y = sort_key(b, sort_by);
+	double x = sort_key(a, sort_by), y = sort_key(b, sort_by);
 
 	if (x != y)
 		return x < y ? 1 : -1;
@@ -343,21 +434,31 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 			goto out;
 	}
 
-	/* the allocators: stacks with something to show for the sort key */
+	/* the allocators: stacks with something to show for the sort key (the
+	 * growing ones for growth) */
 	for (i = 0; i < p->count; i++) {
-		if (sort_key(&views[i], o->sort) && (o->sort != SORT_ALLOC_CALLS || view_shown(p, &views[i])))
+		bool by_calls = o->sort == SORT_ALLOC_CALLS || o->sort == SORT_SHORT_LIVED ||
+				o->sort == SORT_PEAK;
+
+		/* growth: the stacks that hold something rank too, a cache below a leak */
+		bool holds = o->sort == SORT_GROWTH && views[i].live_bytes > 0;
+
+		if ((sort_key(&views[i], o->sort) > 0 || holds) &&
+		    (!by_calls || view_shown(p, &views[i])))
 			views[nviews++] = views[i];
 	}
 	sort_by = o->sort;
 	qsort(views, nviews, sizeof(*views), by_key_desc);
 	report__human_bytes(total, size, sizeof(size));
-	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s\n", BOLD(o),
-		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size, RESET(o));
+	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s\n", BOLD(o),
+		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size,
+		sort_names[o->sort], RESET(o));
 	for (i = 0; i < nviews && i < (size_t)o->top; i++) {
 		report__human_bytes(views[i].live_bytes, size, sizeof(size));
 		fprintf(out, "    %2zu: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
 			" allocation calls\n", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
 			views[i].stack->totals.alloc_count);
+		print_details(out, p, views[i].stack, o);
 		err = print_stack(out, p, views[i].stack, o);
 		if (err)
 			goto out;

@@ -14,6 +14,9 @@ enum report_sort {
 	SORT_LIVE_BYTES,
 	SORT_ALLOC_CALLS,
 	SORT_LIVE_COUNT,
+	SORT_GROWTH,		/* steady growth: slope x the share of intervals it grew in */
+	SORT_PEAK,		/* live bytes when the heap was at its peak */
+	SORT_SHORT_LIVED,	/* frees of blocks that lived shorter than short_lived_ns */
 };
 
 struct report_opts {
@@ -22,6 +25,8 @@ struct report_opts {
 	enum report_sort sort;
 	bool color;		/* ANSI colors: only for a terminal */
 	uint64_t now_ns;	/* CLOCK_MONOTONIC, for ages */
+	uint64_t short_lived_ns; /* what short-lived means (the short-lived line) */
+	bool sizes;		/* -v: a line of requested sizes per top allocator */
 };
 
 /* What the daemon could not see, summed over CPUs. */
@@ -47,6 +52,7 @@ struct summary {
 	const char *execs;	/* the programs exec followed through, or NULL */
 	size_t processes;	/* several were traced: how many, else 0 */
 	uint64_t untraced_processes;	/* left out: every slot was taken */
+	double peak_at_s;	/* when the heap peaked (stats.peak_*), from the start */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

@@ -233,7 +233,7 @@ void stacks__at_peak(const struct stacks *s, uint32_t id, uint64_t *bytes, uint6
 	}
 }
 
-struct stack_hist *stacks__hist(struct stacks *s, uint32_t id)
+struct stack_hist *stacks__hist(const struct stacks *s, uint32_t id)
 {
 	return id && id <= s->count ? &s->hists[id] : NULL;
 }

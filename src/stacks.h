@@ -62,7 +62,7 @@ void stacks__new_peak(struct stacks *s);
 /* what the stack held at the latest peak */
 void stacks__at_peak(const struct stacks *s, uint32_t id, uint64_t *bytes, uint64_t *count);
 /* its histograms, to change or read; NULL for no stack */
-struct stack_hist *stacks__hist(struct stacks *s, uint32_t id);
+struct stack_hist *stacks__hist(const struct stacks *s, uint32_t id);
 /*
  * For a copy of the totals made a piece at a time, as of one moment: from now
  * on, stacks__totals() and stacks__set_fn() call before_change(ctx, id)

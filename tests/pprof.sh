@@ -254,6 +254,71 @@ test_file_pid_label() { # several processes: each sample has a pid label, and th
 	assert_grep "$T_DIR/traces" '^ +pid [0-9]+ \(prefork\) exited$' "--follow-forks: the process frame is the root of the traces"
 }
 
+# the n-th top allocator's stack in a report file's last "top allocators"
+# section (lines up to the next entry), as one line
+nth_allocator() {
+	awk -v n="$2" '
+		/^==> [0-9]+ top allocators / { sec = 1; k = 0; delete e; next }
+		/^==> / || /^\[/ { sec = 0 }
+		sec && /^ +[0-9]+: / { k++ }
+		sec && k { e[k] = e[k] " " $0 }
+		END { print e[n] }' "$1"
+}
+
+test_leak_views() { # growth, peak, short-lived and snapshots tell a leak from a cache, a burst and churn; exact against the target's ledger
+	need_target phases || return
+	local site want got a b
+	mkdir -p "$T_DIR/snaps"
+	TL_ENV=(TL_EXPECT="$T_DIR/g.exp")
+	tl_run g -i 0.2 -t 2 --sort growth --growth-window 10 -m peak -f "$T_DIR/g.fg" \
+		--pprof "$T_DIR/g.pb.gz" --snapshot-every 1 "$T_DIR/snaps" -- "$TB/phases"
+	check_normal_end g '^target exited with status 0$' "leak views" || return
+	# growth: the steady leak first, the cache (which filled once) below it
+	assert_match "$(nth_allocator "$T_DIR/g.out" 1)" 'site_leak' "--sort growth: the leak first"
+	assert_match "$(nth_allocator "$T_DIR/g.out" 1)" 'grew in (9|10)/(9|10) intervals' "--sort growth: the leak grew in every interval"
+	assert_match "$(nth_allocator "$T_DIR/g.out" 2)" 'site_cache' "--sort growth: the cache second"
+	assert_match "$(nth_allocator "$T_DIR/g.out" 2)" '\+0 B/s over .*grew in 0/' "--sort growth: the cache held still"
+	assert_grep "$T_DIR/g.out" '^==> 2 top allocators out of [0-9]+ for a total of .*, by growth$' "--sort growth: the header says the order"
+	# peak: each site as the target held it at its highest
+	for site in site_leak site_cache site_burst; do
+		want=$(expect_value "$T_DIR/g.exp" peak "$site" | head -1)
+		want=$(awk -v s="$site" '$1 == "peak" && $2 == s { print $3 }' "$T_DIR/g.exp")
+		assert_eq "$(fold_sum "$T_DIR/g.fg" "$site")" "$want" "-m peak: $site at the peak"
+	done
+	assert_eq "$(fold_sum "$T_DIR/g.fg" site_churn)" 0 "-m peak: nothing of the churn at the peak"
+	got=$(sed -nE 's/^    peak: [0-9]+ live allocations \(([0-9]+) bytes.*/\1/p' "$T_DIR/g.out")
+	assert_eq "$(fold_total "$T_DIR/g.fg")" "$got" "-m peak: the folded total is the summary's peak"
+	gopprof -sample_index=peak_space -unit=B -top "$T_DIR/g.pb.gz" >"$T_DIR/peak.top" 2>&1
+	assert_grep "$T_DIR/peak.top" '^ +1000000B .* site_burst$' "pprof peak_space: the burst"
+	# snapshots: a pair diffed shows the leak's growth, and nothing else grew
+	a=$(ls "$T_DIR"/snaps/heap-*.pb.gz | head -1)
+	b=$(ls "$T_DIR"/snaps/heap-*.pb.gz | tail -1)
+	assert_eq "$(ls "$T_DIR"/snaps/heap-*.fg | wc -l)" "$(ls "$T_DIR"/snaps/heap-*.pb.gz | wc -l)" "snapshots: folded stacks beside each profile"
+	if [ "$a" != "$b" ]; then
+		gopprof -sample_index=inuse_space -unit=B -top -diff_base "$a" "$b" >"$T_DIR/diff.top" 2>&1
+		assert_grep "$T_DIR/diff.top" '^ +[1-9][0-9]*000B .* site_leak$' "snapshots: -diff_base shows the leak grew"
+		assert_no_grep "$T_DIR/diff.top" 'site_cache|site_burst' "snapshots: -diff_base: nothing else"
+	else
+		fail "snapshots: fewer than two in 3.5 s"
+	fi
+	# short-lived: every churn call, none of the others
+	tl_run s -i 0 -t 1 --sort short-lived --short-lived 50 -- "$TB/phases"
+	assert_match "$(nth_allocator "$T_DIR/s.out" 1)" 'short-lived \(under 50 ms\): 2000 of 2000 calls \(100%\); 2000 freed' \
+		"--sort short-lived: the churn, every call"
+	assert_match "$(nth_allocator "$T_DIR/s.out" 1)" 'site_churn' "--sort short-lived: the churn's stack"
+	assert_grep "$T_DIR/s.out" '^==> 1 top allocators out of 1 for a total of .*, by short-lived allocations$' \
+		"--sort short-lived: only the churn had short-lived blocks"
+	# --snapshot-keep: the newest N stay
+	rm -rf "$T_DIR/keep"
+	mkdir "$T_DIR/keep"
+	tl_run k -i 0 -t 0 --snapshot-every 0.5 "$T_DIR/keep" --snapshot-keep 2 -- "$TB/phases"
+	assert_eq "$(ls "$T_DIR"/keep | wc -l)" 4 "--snapshot-keep 2: two profiles and their folded stacks"
+	tl_run bad -i 0 --snapshot-every 1 "$T_DIR/nodir" -- "$TB/phases"
+	assert_eq "$TL_RC" 1 "--snapshot-every into a missing directory: refused"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: cannot write snapshots into $T_DIR/nodir: No such file or directory\$" \
+		"--snapshot-every: one line"
+}
+
 test_file_traces_inline() { # -traces: inlined frames in order with exact bytes; -raw: several lines of one location, at the target's own lines
 	need_target inline || return
 	TL_ENV=(TL_EXPECT="$T_DIR/i.exp")
