@@ -121,6 +121,9 @@ gcc $TARGET_CFLAGS -o "$OUT/churn" bench/churn.c || die "cannot build bench/chur
 gcc ${TARGET_CFLAGS/-fno-omit-frame-pointer/-fomit-frame-pointer} -o "$OUT/churn_nofp" bench/churn.c ||
 	die "cannot build bench/churn.c without frame pointers"
 gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/holder.c"
+# the daemon's model alone (section 11), on the objects make built
+gcc -O2 -Iinclude -Isrc -o "$OUT/heapcost" bench/heapcost.c build/heap.o build/stacks.o \
+	build/table.o build/ranges.o -lm || die "cannot build bench/heapcost.c"
 # and linked against each allocator family (section 8); musl through musl-gcc
 declare -A CHURN_FAMILY=([glibc]=$OUT/churn)
 for fam in jemalloc tcmalloc mimalloc; do
@@ -1224,6 +1227,22 @@ section_nofp
 section_families
 section_throttled
 section_forks
+
+# ---------------------------------------------------------------- 11. the model per record
+
+# What the ring buffer's callback spends in the model per record (a malloc
+# or a free record through src/heap.c: live table, stack totals, the peak,
+# short-lived counts), with few stacks and with many, pinned to one CPU.
+echo
+echo "== 11. the daemon's model per record: bench/heapcost, 10M records, median of 5 (ns per record)"
+for hc in "64 100000" "100000 1000000"; do
+	vals=()
+	for run in 1 2 3 4 5; do
+		v=$(taskset -c 0 "$OUT/heapcost" $hc 10000000 2>/dev/null | sed -n 's/.*ns_per_record=//p')
+		isnum "${v:-x}" && vals+=("$v")
+	done
+	echo "  stacks=${hc% *} live=${hc#* }: $(median "${vals[@]}") ns per record (${vals[*]})"
+done
 
 # ---------------------------------------------------------------- report
 

@@ -15,6 +15,7 @@ struct heap {
 	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */
 	uint64_t now_ns;	/* heap__set_clock() */
 	uint64_t short_lived_ns;
+	bool histograms;	/* heap__set_histograms() */
 	struct table *live;	/* addr -> struct live_block */
 	struct table *in_realloc; /* tid -> struct pending_block */
 	struct ranges *mappings; /* the pages of the blocks that are mappings */
@@ -54,6 +55,11 @@ void heap__set_sampling(struct heap *h, uint64_t sample_bytes)
 void heap__set_short_lived(struct heap *h, uint64_t ns)
 {
 	h->short_lived_ns = ns;
+}
+
+void heap__set_histograms(struct heap *h, bool on)
+{
+	h->histograms = on;
 }
 
 void heap__set_clock(struct heap *h, uint64_t now_ns)
@@ -111,7 +117,8 @@ static uint64_t weight_count(const struct heap *h, uint64_t size)
 	return count;
 }
 
-static void release(struct heap *h, const struct live_block *b)
+/* the block is no longer live; its stack's totals, or NULL */
+static struct stack_totals *release(struct heap *h, const struct live_block *b)
 {
 	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
 	uint64_t bytes, count;
@@ -123,13 +130,13 @@ static void release(struct heap *h, const struct live_block *b)
 	}
 	h->stats.live_bytes -= bytes;
 	h->stats.live_count -= count;
+	return t;
 }
 
-/* a block is gone for good: a free (or as many as it stands for) */
-static void count_free(struct heap *h, const struct live_block *b)
+/* a block is gone for good: a free (or as many as it stands for), at the
+ * time of the record; t: its stack's totals, as release() gave them */
+static void count_free(struct heap *h, const struct live_block *b, struct stack_totals *t)
 {
-	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
-	struct stack_hist *hist = stacks__hist(h->stacks, b->stack_id);
 	uint64_t count = weight_count(h, b->size);
 	uint64_t life = h->now_ns > b->birth_ns ? h->now_ns - b->birth_ns : 0;
 
@@ -139,7 +146,13 @@ static void count_free(struct heap *h, const struct live_block *b)
 	t->freed += count;
 	if (life < h->short_lived_ns)
 		t->short_lived += count;
-	hist->life[stack_hist__life_bucket(life)]++;
+	if (h->histograms)
+		stacks__hist(h->stacks, b->stack_id)->life[stack_hist__life_bucket(life)]++;
+}
+
+static void free_block(struct heap *h, const struct live_block *b)
+{
+	count_free(h, b, release(h, b));
 }
 
 static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
@@ -202,7 +215,8 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	h->stats.alloc_bytes += bytes;
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
-	stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
+	if (h->histograms)
+		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
 	check_peak(h, birth_ns);
 	return 0;
 }
@@ -213,14 +227,13 @@ void heap__free(struct heap *h, uint32_t tid, uint64_t addr)
 	struct live_block b;
 
 	if (!table__remove(h->live, addr, &b)) {
-		release(h, &b);
-		count_free(h, &b);
+		free_block(h, &b);
 		return;
 	}
 	/* realloc(p, 0) ends with a free of the block its begin set aside */
 	pending = table__lookup(h->in_realloc, tid);
 	if (pending && pending->addr == addr) {
-		count_free(h, &pending->block);
+		count_free(h, &pending->block, stacks__totals(h->stacks, pending->block.stack_id));
 		table__remove(h->in_realloc, tid, NULL);
 		return;
 	}
@@ -235,8 +248,7 @@ void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr)
 		h->stats.exit_cache_frees++;
 		return;
 	}
-	release(h, &b);
-	count_free(h, &b);
+	free_block(h, &b);
 }
 
 void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr)
@@ -278,7 +290,7 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 			/* the begin event was lost, or old_addr predates us */
 			heap__free(h, tid, old_addr);
 		} else if (pending.addr == old_addr) {
-			count_free(h, &pending.block);
+			count_free(h, &pending.block, stacks__totals(h->stacks, pending.block.stack_id));
 		} else {
 			restore(h, pending.addr, &pending.block);
 			heap__free(h, tid, old_addr);
@@ -291,14 +303,15 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 static void lose_pages(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
 {
 	struct heap *h = ctx;
+	struct stack_totals *t;
 	struct live_block b;
 
 	/* not live: free() was called on it, or its record was lost */
 	if (table__remove(h->live, key, &b))
 		return;
-	release(h, &b);
+	t = release(h, &b);
 	if (!new_key || lost >= b.size) {
-		count_free(h, &b);
+		count_free(h, &b, t);
 		return;
 	}
 	b.size -= lost;

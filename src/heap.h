@@ -2,6 +2,7 @@
 #ifndef TRACELLOC_HEAP_H
 #define TRACELLOC_HEAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "stacks.h"
@@ -42,6 +43,10 @@ struct heap *heap__new(void);
 void heap__set_sampling(struct heap *h, uint64_t sample_bytes);
 /* a freed block that lived less than ns is short-lived (default 1 ms) */
 void heap__set_short_lived(struct heap *h, uint64_t ns);
+/* per stack, log2 histograms of lifetimes and sizes (struct stack_hist):
+ * an extra cache line per record for a trace of many stacks, so only for
+ * the views that show them */
+void heap__set_histograms(struct heap *h, bool on);
 /* the time of the record being handled (CLOCK_MONOTONIC): frees are at it */
 void heap__set_clock(struct heap *h, uint64_t now_ns);
 void heap__destroy(struct heap *h);

@@ -421,6 +421,8 @@ static struct heap *new_heap(const struct session *s)
 		return NULL;
 	heap__set_sampling(h, s->opts.sample_bytes);
 	heap__set_short_lived(h, (uint64_t)(s->opts.short_lived_ms * 1e6));
+	/* the median lifetime (--sort short-lived) and the sizes (-v) */
+	heap__set_histograms(h, s->opts.sort == SORT_SHORT_LIVED || s->opts.verbose);
 	return h;
 }
 

@@ -952,6 +952,7 @@ TEST(heap_short_lived)
 
 	ASSERT_OK_PTR(h, "heap__new");
 	heap__set_short_lived(h, 1000000);
+	heap__set_histograms(h, true);
 	ASSERT_OK(heap__alloc(h, 1, 0x1000, 100, 1000, FN_MALLOC, S1, 3), "a");
 	ASSERT_OK(heap__alloc(h, 1, 0x2000, 3000, 2000, FN_MALLOC, S1, 3), "b");
 	ASSERT_OK(heap__alloc(h, 1, 0x3000, 100, 3000, FN_MALLOC, S1, 3), "c");

@@ -458,6 +458,40 @@ TEST(options_comm_and_forks)
 	ASSERT_TRUE(strstr(cap_err, "not both") != NULL, "--comm with a command: the message");
 }
 
+TEST(options_leak_views)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "-p", "1"), OPTIONS_RUN, "defaults");
+	ASSERT_EQ(o.growth_window, 60, "growth window default");
+	ASSERT_TRUE(o.short_lived_ms == 1, "short-lived default 1 ms");
+	ASSERT_NULL(o.snapshot_dir, "no snapshots");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "--sort", "growth", "--growth-window", "10"), OPTIONS_RUN,
+		  "--sort growth");
+	ASSERT_EQ(o.sort, SORT_GROWTH, "growth");
+	ASSERT_EQ(o.growth_window, 10, "--growth-window 10");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-s", "peak", "-m", "peak"), OPTIONS_RUN, "peak");
+	ASSERT_EQ(o.sort, SORT_PEAK, "--sort peak");
+	ASSERT_EQ(o.flamegraph_metric, METRIC_PEAK_BYTES, "-m peak");
+	ASSERT_EQ(PARSE(&o, "-p", "1", "-s", "short-lived", "--short-lived", "0.5"), OPTIONS_RUN,
+		  "short-lived");
+	ASSERT_EQ(o.sort, SORT_SHORT_LIVED, "--sort short-lived");
+	ASSERT_TRUE(o.short_lived_ms == 0.5, "--short-lived 0.5");
+	ASSERT_EQ(PARSE(&o, "--snapshot-every", "2.5", "/tmp", "--snapshot-keep", "3", "-p", "1"),
+		  OPTIONS_RUN, "--snapshot-every SECS DIR");
+	ASSERT_TRUE(o.snapshot_every_s == 2.5, "every 2.5 s");
+	ASSERT_STREQ(o.snapshot_dir, "/tmp", "into /tmp");
+	ASSERT_EQ(o.snapshot_keep, 3, "keep 3");
+	ASSERT_EQ(o.pid, 1, "the option after the directory is read");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--snapshot-every", "1") != OPTIONS_RUN, "no directory");
+	ASSERT_TRUE(strstr(cap_err, "needs a directory") != NULL, "no directory: the message");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--growth-window", "1") != OPTIONS_RUN, "a window of 1");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--short-lived", "0") != OPTIONS_RUN, "0 ms");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--snapshot-keep", "0") != OPTIONS_RUN, "keep 0");
+	ASSERT_TRUE(PARSE(&o, "-p", "1", "--sort", "grow") != OPTIONS_RUN, "--sort grow");
+	ASSERT_TRUE(strstr(cap_err, "growth, peak or short-lived") != NULL, "--sort: the keys");
+}
+
 TEST(options_each_flag)
 {
 	struct options o;
