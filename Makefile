@@ -60,7 +60,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz \
+.PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz install uninstall \
 	fuzz-regress
 .DELETE_ON_ERROR:
 
@@ -280,6 +280,24 @@ bench-unwind: $(OBJ)/bench/unwind_tables
 longrun: deps
 	$(MAKE) all
 	bench/longrun.sh
+
+# make install: the binary, its man page (made from its --help) and bash
+# completion, under $(DESTDIR)$(PREFIX); make uninstall takes them away
+PREFIX ?= /usr/local
+MAN_PAGE := $(OUT)/tracelloc.8
+INSTALL_FILES := $(DESTDIR)$(PREFIX)/sbin/tracelloc $(DESTDIR)$(PREFIX)/share/man/man8/tracelloc.8 \
+	$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracelloc
+
+$(MAN_PAGE): $(BIN) scripts/manpage.sh | $(OUT)
+	scripts/manpage.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
+
+install: all $(MAN_PAGE)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/sbin/tracelloc
+	install -D -m 0644 $(MAN_PAGE) $(DESTDIR)$(PREFIX)/share/man/man8/tracelloc.8
+	install -D -m 0644 scripts/tracelloc.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tracelloc
+
+uninstall:
+	rm -f $(INSTALL_FILES)
 
 clean:
 	rm -rf $(OUT) tracelloc

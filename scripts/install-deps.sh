@@ -16,6 +16,8 @@ PKGS="$PKGS libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools r
 PKGS="$PKGS heaptrack"
 # the endpoint test's slow clients (tests/slow_clients.py)
 PKGS="$PKGS python3"
+# make install's test renders the man page
+PKGS="$PKGS groff-base"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+#include <elfutils/libdwfl.h>
+
 #include "http.h"
 #include "options.h"
 #include "tracelloc.h"
@@ -492,7 +495,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 			options__free(opts);
 			return OPTIONS_EXIT;
 		case 'V':
-			printf("tracelloc " VERSION "\n");
+			printf("tracelloc " VERSION " (libbpf %u.%u, libdw %s)\n", libbpf_major_version(),
+			       libbpf_minor_version(), dwfl_version(NULL));
 			options__free(opts);
 			return OPTIONS_EXIT;
 		case ':':

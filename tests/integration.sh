@@ -1721,6 +1721,29 @@ test_metrics() { # each --flamegraph-metric value, default = live, hard-coded va
 	assert_no_grep "$T_DIR/live.fg" '(^|;)site_malloc_zero [0-9]+$' "live: no line for site_malloc_zero (0 bytes)"
 }
 
+test_install() { # make install/uninstall under DESTDIR and PREFIX: binary, man page with every option of --help, completion
+	local root="$T_DIR/root" opt missing=""
+	make -s install DESTDIR="$root" PREFIX=/usr >"$T_DIR/i.out" 2>&1
+	assert_eq "$?" 0 "make install: exit status" || show "$T_DIR/i.out"
+	assert_eq "$("$root/usr/sbin/tracelloc" --version | head -1 | cut -d' ' -f1)" tracelloc "install: the binary runs"
+	assert_grep <("$root/usr/sbin/tracelloc" --version) '^tracelloc [0-9.]+ \(libbpf [0-9]+\.[0-9]+, libdw [0-9.]+\)$' \
+		"--version: with the libbpf and libdw it was built with"
+	groff -man -Tascii -P -cbou -rLL=200n "$root/usr/share/man/man8/tracelloc.8" >"$T_DIR/man.txt" 2>"$T_DIR/man.err"
+	assert_grep "$T_DIR/man.txt" '^NAME' "man page: renders"
+	for opt in $("$root/usr/sbin/tracelloc" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+		grep -qF -- "$opt" "$T_DIR/man.txt" || missing="$missing $opt"
+	done
+	assert_eq "$missing" "" "man page: every option of --help"
+	assert_grep "$T_DIR/man.txt" 'EXIT STATUS' "man page: exit status"
+	assert_eq "$(bash -c ". '$root/usr/share/bash-completion/completions/tracelloc' && complete -p tracelloc")" \
+		"complete -F _tracelloc tracelloc" "bash completion: registered"
+	assert_eq "$(PATH="$root/usr/sbin:$PATH" bash -c ". '$root/usr/share/bash-completion/completions/tracelloc'
+		COMP_WORDS=(tracelloc --follow-f); COMP_CWORD=1; _tracelloc; echo \${COMPREPLY[*]}")" \
+		"--follow-forks" "bash completion: a long option"
+	make -s uninstall DESTDIR="$root" PREFIX=/usr >/dev/null 2>&1
+	assert_eq "$(find "$root" -type f | wc -l)" 0 "make uninstall: nothing left"
+}
+
 test_help_version() { # -h and -V exit 0 and print something
 	tl_run h -h
 	assert_eq "$TL_RC" 0 "-h: exit status"
