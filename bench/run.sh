@@ -38,6 +38,8 @@
 #    lost events and the longest gap between two reads. BENCH_ONLY=9.
 # 10. A pre-forking server: churn forks 8 workers once traced (--follow-forks),
 #    traced against the floor, and with the daemon throttled. BENCH_ONLY=10.
+# 11. The daemon's model per record (bench/heapcost: heap updates without BPF),
+#    64 and 100,000 stacks. BENCH_ONLY=11.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -951,6 +953,30 @@ if [ "${BENCH_ONLY:-}" = 10 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 11. the model per record
+
+# What the ring buffer's callback spends in the model per record (a malloc
+# or a free record through src/heap.c: live table, stack totals, the peak,
+# short-lived counts), with few stacks and with many, pinned to one CPU.
+section_model() {
+	local hc vals run v
+	echo
+	echo "== 11. the daemon's model per record: bench/heapcost, 10M records, median of 5 (ns per record)"
+	for hc in "64 100000" "100000 1000000"; do
+		vals=()
+		for run in 1 2 3 4 5; do
+			v=$(taskset -c 0 "$OUT/heapcost" $hc 10000000 2>/dev/null | sed -n 's/.*ns_per_record=//p')
+			isnum "${v:-x}" && vals+=("$v")
+		done
+		echo "  stacks=${hc% *} live=${hc#* }: $(median "${vals[@]}") ns per record (${vals[*]})"
+	done
+}
+
+if [ "${BENCH_ONLY:-}" = 11 ]; then
+	section_model
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1228,21 +1254,7 @@ section_families
 section_throttled
 section_forks
 
-# ---------------------------------------------------------------- 11. the model per record
-
-# What the ring buffer's callback spends in the model per record (a malloc
-# or a free record through src/heap.c: live table, stack totals, the peak,
-# short-lived counts), with few stacks and with many, pinned to one CPU.
-echo
-echo "== 11. the daemon's model per record: bench/heapcost, 10M records, median of 5 (ns per record)"
-for hc in "64 100000" "100000 1000000"; do
-	vals=()
-	for run in 1 2 3 4 5; do
-		v=$(taskset -c 0 "$OUT/heapcost" $hc 10000000 2>/dev/null | sed -n 's/.*ns_per_record=//p')
-		isnum "${v:-x}" && vals+=("$v")
-	done
-	echo "  stacks=${hc% *} live=${hc#* }: $(median "${vals[@]}") ns per record (${vals[*]})"
-done
+section_model
 
 # ---------------------------------------------------------------- report
 
