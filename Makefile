@@ -24,7 +24,7 @@ OBJ := $(OUT)
 BIN := tracelloc
 endif
 CPPFLAGS += -Iinclude -Isrc -I$(OUT)
-LDLIBS := -lbpf -lelf -ldw -liberty -lcapstone -lprotobuf-c -lmicrohttpd -lz -lm
+LDLIBS := -lbpf -lelf -ldw -liberty -lcapstone -lprotobuf-c -lmicrohttpd -lncurses -lz -lm
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Iinclude -Ivmlinux/$(ARCH) -Wall
 

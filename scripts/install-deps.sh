@@ -18,6 +18,8 @@ PKGS="$PKGS heaptrack"
 PKGS="$PKGS python3"
 # make install's test renders the man page
 PKGS="$PKGS groff-base"
+# --tui, and its test through tmux
+PKGS="$PKGS libncurses-dev tmux"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then

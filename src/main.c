@@ -45,6 +45,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "threads.h"
+#include "tui.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 #include "unwinder.h"
@@ -95,7 +96,8 @@ struct session {
 	struct events *events;
 	struct processes *processes;	/* several: their names and symbolizers */
 	struct threads *threads;	/* --per-thread, else NULL */
-	struct growth *growth;		/* --sort growth, else NULL */
+	struct growth *growth;		/* --sort growth or --tui, else NULL */
+	struct tui *tui;		/* --tui, once tracing runs */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint64_t untraced;		/* processes that came when every slot was taken */
 	struct fork_half forks[MAX_FORK_HALVES];
@@ -475,7 +477,8 @@ static int open_bpf(struct session *s)
 	s->heap = new_heap(s);
 	if (!s->heap)
 		return fail(-ENOMEM, "cannot start");
-	if (s->opts.sort == SORT_GROWTH && !(s->growth = growth__new(s->opts.growth_window)))
+	if ((s->opts.sort == SORT_GROWTH || s->opts.tui) &&
+	    !(s->growth = growth__new(s->opts.growth_window)))
 		return fail(-ENOMEM, "cannot start");
 	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
@@ -1806,6 +1809,56 @@ static void update_rate(struct session *s)
 	s->rate_from_ns = t;
 }
 
+/* --tui: the screen as of now; while it is paused, only when forced (a key) */
+static void draw_tui(struct session *s, bool force)
+{
+	struct profile *p;
+	struct loss loss;
+	char target[64];
+	struct tui_header h = {
+		.target = target,
+		.traced_s = clock__now_ns() / 1e9 - s->start_s,
+		.calls_per_s = s->alloc_calls_per_s,
+		.bytes_per_s = s->alloc_bytes_per_s,
+	};
+
+	if (!s->tui || (tui__paused(s->tui) && !force))
+		return;
+	if (s->several)
+		snprintf(target, sizeof(target), "%zu processes", processes__count(s->processes));
+	else
+		snprintf(target, sizeof(target), "pid %d%s%s", s->first ? proc_pid(s->first) : 0,
+			 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	read_loss(s, &loss);
+	h.lost = loss.lost_allocs + loss.lost_frees;
+	p = snapshot(s, false);
+	if (!p)
+		return;
+	tui__draw(s->tui, p, s->heap, &h, clock__now_ns());
+	profile__destroy(p);
+}
+
+/* keys of --tui; true when they end the trace */
+static bool tui_keys(struct session *s, char *ending, size_t ending_size)
+{
+	switch (tui__keys(s->tui)) {
+	case TUI_QUIT:
+		snprintf(ending, ending_size, "interrupted");
+		return true;
+	case TUI_WRITE:
+		consume(s);
+		write_outputs(s);
+		draw_tui(s, true);
+		return false;
+	case TUI_REDRAW:
+		draw_tui(s, true);
+		return false;
+	case TUI_NONE:
+		break;
+	}
+	return false;
+}
+
 /* epoll data: a process's pidfd is its slot under this tag; others the fd */
 #define PIDFD_TAG (UINT64_C(1) << 32)
 
@@ -1858,10 +1911,13 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 		err = add_fd(s->epfd, snap_fd);
 	if (!err && s->http)
 		err = add_fd(s->epfd, http__fd(s->http));
+	if (!err && s->tui)
+		err = add_fd(s->epfd, tui__fd(s->tui));
 	if (err) {
 		fail(err, "cannot wait for events");
 		goto out;
 	}
+	draw_tui(s, false);
 	/* `tracelloc ... | head`: the end when head has read enough */
 	watch_closing(s->epfd, STDOUT_FILENO);
 	watch_closing(s->epfd, STDERR_FILENO);
@@ -1909,6 +1965,8 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 					goto out;
 				}
 				done = handle_pending(s, ending, ending_size);
+			} else if (s->tui && fd == tui__fd(s->tui)) {
+				done = tui_keys(s, ending, ending_size);
 			} else if (fd == s->signal_fd) {
 				struct signalfd_siginfo si;
 
@@ -1965,6 +2023,10 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 								clock__now_ns()))
 					fail(-ENOMEM, "cannot keep the growth of the stacks");
 				update_rate(s);
+				if (s->tui) {
+					draw_tui(s, false);
+					continue;
+				}
 				if (s->opts.interval_s <= 0)
 					continue;
 				read_loss(s, &loss);
@@ -2071,6 +2133,7 @@ static void session_destroy(struct session *s)
 	pid_t held[MAX_HELD];
 	size_t i, nheld = held_processes(s, held);
 
+	tui__destroy(s->tui);
 	http__destroy(s->http);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
@@ -2211,6 +2274,8 @@ static void describe_costs(struct session *s)
 /* the end of a trace: final report, summary, the launched command, files */
 static int finish(struct session *s, const char *ending)
 {
+	tui__destroy(s->tui);
+	s->tui = NULL;
 	heap__finish(s->heap);
 	/* the last periodic report may already say it all */
 	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
@@ -2254,6 +2319,9 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 
 	err = check_system();
+	/* before anything is attached: the live view needs a terminal */
+	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		err = fail(0, "--tui needs a terminal: standard input and output are not one");
 	if (!err)
 		err = build_filter(&s);
 	if (!err)
@@ -2281,6 +2349,11 @@ int main(int argc, char **argv)
 
 	s.start_s = clock__now_ns() / 1e9;
 	announce(&s);
+	if (s.opts.tui && (err = tui__new(&s.tui))) {
+		fail(err == -ENOTTY ? 0 : err, "cannot start the live view");
+		finish(&s, "stopped");
+		goto cleanup;
+	}
 	err = trace(&s, ending, sizeof(ending));
 	if (finish(&s, ending))
 		err = 1;

@@ -40,6 +40,7 @@ enum {
 	OPT_NO_FOLLOW_EXEC,
 	OPT_PER_THREAD,
 	OPT_COMM,
+	OPT_TUI,
 	OPT_GROWTH_WINDOW,
 	OPT_SHORT_LIVED,
 	OPT_SNAPSHOT_EVERY,
@@ -74,6 +75,9 @@ static const char usage[] =
 	"                                and mremap calls (traced by default, as allocator mmap)\n"
 	"\n"
 	"Report (every --interval, and at the end):\n"
+	"      --tui                     a full-screen live view instead, redrawn every\n"
+	"                                --interval: keys j/k select, s sort, / filter,\n"
+	"                                p pause, w write the files, q quit\n"
 	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
 	"      --min-age SECS            only allocations live for at least SECS\n"
 	"  -s, --sort KEY                order of the top allocators: live (bytes, default),\n"
@@ -347,6 +351,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
 		{ "short-lived", required_argument, NULL, OPT_SHORT_LIVED },
 		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
@@ -390,6 +395,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_FOLLOW_FORKS:
 			opts->follow_forks = true;
+			break;
+		case OPT_TUI:
+			opts->tui = true;
 			break;
 		case OPT_GROWTH_WINDOW:
 			err = parse_count(optarg, "--growth-window", 2, 100000, &opts->growth_window);

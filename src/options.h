@@ -48,6 +48,7 @@ struct options {
 	bool no_mmap;			/* the program's own mappings are not traced */
 	bool no_follow_exec;		/* an exec ends the trace */
 	bool per_thread;		/* stacks rooted at their thread's name */
+	bool tui;			/* a full-screen live view instead of reports */
 	unsigned int unwind;		/* enum unwind_mode */
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;

@@ -1721,6 +1721,85 @@ test_metrics() { # each --flamegraph-metric value, default = live, hard-coded va
 	assert_no_grep "$T_DIR/live.fg" '(^|;)site_malloc_zero [0-9]+$' "live: no line for site_malloc_zero (0 bytes)"
 }
 
+# tui_screen SOCK: what tracelloc's tmux pane shows now
+tui_screen() {
+	tmux -L "$1" capture-pane -p 2>/dev/null
+}
+
+# tui_wait SOCK ERE SECS: until the pane shows a line that matches
+tui_wait() {
+	local i
+	for i in $(seq $(($3 * 10))); do
+		tui_screen "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+test_tui() { # --tui in an 80x24 tmux pane: header, table, the selected stack; j, s, /, p, w, q; refused without a terminal
+	local sock="tlt$$" before after
+	if ! command -v tmux >/dev/null; then
+		fail "--tui: tmux is not installed (scripts/install-deps.sh installs it)"
+		return
+	fi
+	tl_run nt --tui -- "$TB/sleeper" 1
+	assert_eq "$TL_RC" 1 "--tui without a terminal: refused"
+	assert_grep "$T_DIR/nt.err" '^tracelloc: --tui needs a terminal: standard input and output are not one$' \
+		"--tui without a terminal: one line"
+	tmux -L "$sock" new-session -d -x 80 -y 24 \
+		"'$TL' --tui -i 0.3 -f '$T_DIR/t.fg' -- '$REPO/build/demo'; echo tracelloc-rc=\$?; sleep 30"
+	if ! tui_wait "$sock" '^stack \(innermost\) +live +count +calls +growth/s oldest$' 10; then
+		fail "--tui: no table within 10 s"
+		tui_screen "$sock" | sed 's/^/      | /'
+		tmux -L "$sock" kill-server 2>/dev/null
+		return
+	fi
+	tui_wait "$sock" '^open_session ' 5
+	tui_screen "$sock" >"$T_DIR/s1"
+	assert_grep "$T_DIR/s1" '^tracelloc: pid [0-9]+, .*build/demo, traced [0-9]+ s$' "--tui: the header names the target"
+	assert_grep "$T_DIR/s1" '^live [0-9.]+ [KMG]?i?B \([0-9]+ blocks\) \| [0-9]+ calls/s .* \| peak .* \| lost 0$' \
+		"--tui: live, rates, peak and lost in the header"
+	assert_grep "$T_DIR/s1" '^sort: live$' "--tui: sorted by live bytes"
+	assert_grep "$T_DIR/s1" '^-- selected stack -' "--tui: the selected stack below the table"
+	assert_grep "$T_DIR/s1" '^  open_session  scripts/demo.c:44$' "--tui: the first row (the leaking payloads) selected, whole"
+	assert_eq "$(wc -l <"$T_DIR/s1")" 24 "--tui: 24 lines"
+	assert_eq "$(awk 'length > 80' "$T_DIR/s1" | wc -l)" 0 "--tui: no line wider than 80 columns"
+	tmux -L "$sock" send-keys j
+	sleep 0.5
+	tui_screen "$sock" >"$T_DIR/s2"
+	assert_no_grep "$T_DIR/s2" '^  open_session  scripts/demo.c:44$' "--tui: j selects the next stack"
+	tmux -L "$sock" send-keys s
+	tui_wait "$sock" '^sort: calls$' 3
+	assert_grep <(tui_screen "$sock") '^sort: calls$' "--tui: s sorts by calls"
+	tmux -L "$sock" send-keys / r e a d _ Enter
+	tui_wait "$sock" 'filter: read_' 3
+	tui_screen "$sock" >"$T_DIR/s3"
+	assert_grep "$T_DIR/s3" '^sort: calls \| filter: read_$' "--tui: / filters"
+	assert_grep "$T_DIR/s3" '^read_request ' "--tui: the filter keeps read_request"
+	assert_no_grep "$T_DIR/s3" '^(open_session|index_session) ' "--tui: the filter hides the others"
+	tmux -L "$sock" send-keys p
+	tui_wait "$sock" 'PAUSED' 3
+	before=$(tui_screen "$sock" | head -2)
+	sleep 1.2
+	after=$(tui_screen "$sock" | head -2)
+	assert_eq "$after" "$before" "--tui: p pauses the display"
+	tmux -L "$sock" send-keys w
+	sleep 0.5
+	assert_grep "$T_DIR/t.fg" 'open_session' "--tui: w writes the output files now"
+	tmux -L "$sock" send-keys p
+	tmux -L "$sock" resize-window -x 100 -y 30
+	tui_wait "$sock" '^-- selected stack -{82}$' 3
+	tui_screen "$sock" >"$T_DIR/s5"
+	assert_eq "$(wc -l <"$T_DIR/s5")" 30 "--tui: resized to 30 lines"
+	assert_grep "$T_DIR/s5" '^-- selected stack -{82}$' "--tui: redrawn at the new width"
+	tmux -L "$sock" send-keys q
+	tui_wait "$sock" 'tracelloc-rc=' 10
+	tui_screen "$sock" >"$T_DIR/s4"
+	assert_grep "$T_DIR/s4" '^tracelloc-rc=0$' "--tui: q ends tracelloc, status 0"
+	assert_grep "$T_DIR/s4" '^==> summary: pid [0-9]+, traced .* interrupted$' "--tui: q ends as Ctrl-C does, with a summary"
+	tmux -L "$sock" kill-server 2>/dev/null
+}
+
 test_install() { # make install/uninstall under DESTDIR and PREFIX: binary, man page with every option of --help, completion
 	local root="$T_DIR/root" opt missing=""
 	make -s install DESTDIR="$root" PREFIX=/usr >"$T_DIR/i.out" 2>&1
