@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
 #include <math.h>
@@ -45,6 +46,7 @@
 #include "symbolize.h"
 #include "target.h"
 #include "threads.h"
+#include "timeline.h"
 #include "tui.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
@@ -98,6 +100,7 @@ struct session {
 	struct threads *threads;	/* --per-thread, else NULL */
 	struct growth *growth;		/* --sort growth or --tui, else NULL */
 	struct tui *tui;		/* --tui, once tracing runs */
+	struct timeline *timeline;	/* --timeline, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint64_t untraced;		/* processes that came when every slot was taken */
 	struct fork_half forks[MAX_FORK_HALVES];
@@ -479,6 +482,8 @@ static int open_bpf(struct session *s)
 		return fail(-ENOMEM, "cannot start");
 	if ((s->opts.sort == SORT_GROWTH || s->opts.tui) &&
 	    !(s->growth = growth__new(s->opts.growth_window)))
+		return fail(-ENOMEM, "cannot start");
+	if (s->opts.timeline_path && !(s->timeline = timeline__new()))
 		return fail(-ENOMEM, "cannot start");
 	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
@@ -1021,6 +1026,58 @@ static int write_pprof(FILE *out, void *ctx)
 	return write_pprof_view(out, ctx, PPROF_INUSE);
 }
 
+/* the resident memory of the traced processes, from /proc/PID/status */
+static uint64_t traced_rss(struct session *s)
+{
+	char path[64], line[128];
+	uint64_t total = 0, kib;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		if (!s->procs[i].live)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", proc_pid(&s->procs[i]));
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
+				total += kib * 1024;
+		fclose(f);
+	}
+	return total;
+}
+
+/* --timeline: a point now */
+static void sample_timeline(struct session *s)
+{
+	if (s->timeline && timeline__sample(s->timeline, heap__stacks(s->heap),
+					    clock__now_ns() / 1e9 - s->start_s, traced_rss(s)))
+		fail(-ENOMEM, "cannot keep the timeline");
+}
+
+static int write_timeline(FILE *out, void *ctx)
+{
+	struct session *s = ctx;
+	struct profile *p = snapshot(s, true);
+	char title[256];
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	if (s->several)
+		snprintf(title, sizeof(title), "Live heap of %zu processes over time",
+			 processes__count(s->processes));
+	else
+		snprintf(title, sizeof(title), "Live heap of pid %d%s%s over time",
+			 s->first ? proc_pid(s->first) : 0, s->opts.command ? ", " : "",
+			 s->opts.command ? s->opts.command[0] : "");
+	err = timeline__write(out, s->timeline, p, title);
+	profile__destroy(p);
+	return err;
+}
+
 static int write_metrics(FILE *out, struct session *s)
 {
 	struct metrics m = {
@@ -1069,7 +1126,7 @@ struct output {
 	int (*write_fn)(FILE *out, void *ctx);
 };
 
-#define MAX_OUTPUTS 3
+#define MAX_OUTPUTS 4
 
 /* the output files asked for, in the order they are written */
 static size_t list_outputs(const struct session *s, struct output outs[MAX_OUTPUTS])
@@ -1082,6 +1139,8 @@ static size_t list_outputs(const struct session *s, struct output outs[MAX_OUTPU
 		outs[n++] = (struct output){ "--pprof", s->opts.pprof_path, write_pprof };
 	if (s->opts.flamegraph_path)
 		outs[n++] = (struct output){ "--flamegraph", s->opts.flamegraph_path, write_folded };
+	if (s->opts.timeline_path)
+		outs[n++] = (struct output){ "--timeline", s->opts.timeline_path, write_timeline };
 	return n;
 }
 
@@ -2022,6 +2081,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 				if (s->growth && growth__sample(s->growth, heap__stacks(s->heap),
 								clock__now_ns()))
 					fail(-ENOMEM, "cannot keep the growth of the stacks");
+				sample_timeline(s);
 				update_rate(s);
 				if (s->tui) {
 					draw_tui(s, false);
@@ -2139,6 +2199,7 @@ static void session_destroy(struct session *s)
 	options__free(&s->opts);
 	threads__destroy(s->threads);
 	growth__destroy(s->growth);
+	timeline__destroy(s->timeline);
 	for (i = 0; i < MAX_PROCS; i++) {
 		symbolizer__destroy(s->procs[i].symbolizer);
 		attach__destroy(s->procs[i].attach);
@@ -2277,6 +2338,8 @@ static int finish(struct session *s, const char *ending)
 	tui__destroy(s->tui);
 	s->tui = NULL;
 	heap__finish(s->heap);
+	/* the last point: the end */
+	sample_timeline(s);
 	/* the last periodic report may already say it all */
 	if (!s->reported || memcmp(&s->last_report, heap__stats(s->heap), sizeof(s->last_report)))
 		print_report(s);

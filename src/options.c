@@ -41,6 +41,7 @@ enum {
 	OPT_PER_THREAD,
 	OPT_COMM,
 	OPT_TUI,
+	OPT_TIMELINE,
 	OPT_GROWTH_WINDOW,
 	OPT_SHORT_LIVED,
 	OPT_SNAPSHOT_EVERY,
@@ -100,6 +101,9 @@ static const char usage[] =
 	"\n"
 	"Flamegraphs:\n"
 	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
+	"      --timeline FILE           write live bytes over the trace to FILE at the end (HTML:\n"
+	"                                the top 10 stacks stacked, the rest, the RSS; a point\n"
+	"                                per --interval)\n"
 	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
 	"      --probe-at-symbol         probe free() at its symbol, where the kernel must\n"
 	"                                single-step (slower; for comparison)\n"
@@ -352,6 +356,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "tui", no_argument, NULL, OPT_TUI },
+		{ "timeline", required_argument, NULL, OPT_TIMELINE },
 		{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
 		{ "short-lived", required_argument, NULL, OPT_SHORT_LIVED },
 		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
@@ -398,6 +403,11 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_TUI:
 			opts->tui = true;
+			break;
+		case OPT_TIMELINE:
+			if (!*optarg)
+				err = bad("empty timeline file name");
+			opts->timeline_path = optarg;
 			break;
 		case OPT_GROWTH_WINDOW:
 			err = parse_count(optarg, "--growth-window", 2, 100000, &opts->growth_window);

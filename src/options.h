@@ -53,6 +53,7 @@ struct options {
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;
 	const char *pprof_path;
+	const char *timeline_path;	/* --timeline: live bytes over time, HTML */
 	/* the scrape endpoint */
 	const char *listen;		/* as given; NULL: none */
 	struct sockaddr_storage listen_addr;

@@ -266,4 +266,47 @@ else
 	not_ok "screenshot" "none taken: $(tail -2 "$WORK/chromium.log")"
 fi
 
+# --------------------------------------------------------- the timeline (--timeline)
+
+# tests/targets/phases: a leak, a cache, a 1 MB burst freed 100 ms later,
+# churn; the burst is the band that held most, so the first
+TIMELINE=$WORK/timeline.html
+PHASES=build/tests/phases
+if [ $# -ge 1 ]; then
+	: # an SVG given: no tracing
+elif [ ! -x "$PHASES" ]; then
+	not_ok "timeline" "$PHASES missing: run make targets"
+elif timeout 60 "$TL" -i 0.1 -t 0 --timeline "$TIMELINE" -- "$PHASES" >"$WORK/timeline.log" 2>&1 &&
+	[ -s "$TIMELINE" ]; then
+	ok "tracelloc --timeline wrote $(wc -c <"$TIMELINE") bytes"
+	if browser --dump-dom "file://$TIMELINE?band=0" >"$WORK/timeline.dom.html" &&
+		tr '\n' ' ' <"$WORK/timeline.dom.html" | grep -q '<pre id="stack">site_burst'; then
+		ok "timeline: band 0 is the burst, its stack shown (?band=0)"
+	else
+		not_ok "timeline" "band 0's stack not shown: $(grep -o '<pre id="stack">[^<]*' "$WORK/timeline.dom.html" | head -c 200)"
+	fi
+	bands=$(grep -c '<path class="band"' "$TIMELINE")
+	legend=$(grep -o '<li [^>]*>[^<]*' "$TIMELINE" | sed 's/.*>//' | tr '\n' ',')
+	if [ "$bands" -ge 4 ] && [[ $legend == site_burst,site_cache,site_leak,* ]] &&
+		grep -q '<polyline id="rss"' "$TIMELINE"; then
+		ok "timeline: $bands bands (burst, cache, leak first), the RSS line"
+	else
+		not_ok "timeline" "$bands bands, legend $legend"
+	fi
+	points=$(grep -o '^var T=\[[^]]*' "$TIMELINE" | tr ',' '\n' | wc -l)
+	if [ "$points" -ge 30 ]; then
+		ok "timeline: $points points, one per 0.1 s interval"
+	else
+		not_ok "timeline" "only $points points over 3.5 s at -i 0.1"
+	fi
+	if browser --screenshot="$WORK/timeline.png" --window-size=1140,760 "file://$TIMELINE" >/dev/null &&
+		[ "$(wc -c <"$WORK/timeline.png")" -gt 12000 ]; then
+		ok "timeline: screenshot, $(wc -c <"$WORK/timeline.png") bytes"
+	else
+		not_ok "timeline" "no screenshot, or a blank one"
+	fi
+else
+	not_ok "tracelloc --timeline" "no file; its output: $(tail -3 "$WORK/timeline.log" | tr '\n' ' ')"
+fi
+
 finish

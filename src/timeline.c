@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "timeline.h"
+
+struct entry {
+	uint32_t stack_id;
+	uint64_t bytes;
+};
+
+struct point {
+	double at_s;
+	uint64_t rss;
+	uint64_t total;
+	size_t first;		/* into entries */
+	uint32_t count;
+};
+
+struct timeline {
+	struct point *points;
+	size_t npoints;
+	struct entry *entries;
+	size_t nentries, entries_cap;
+};
+
+struct timeline *timeline__new(void)
+{
+	struct timeline *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->points = calloc(TIMELINE_POINTS + 1, sizeof(*t->points));
+	if (!t->points) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void timeline__destroy(struct timeline *t)
+{
+	if (!t)
+		return;
+	free(t->points);
+	free(t->entries);
+	free(t);
+}
+
+/* every other point goes (the newest stays): the resolution halves */
+static void thin(struct timeline *t)
+{
+	size_t i, n = 0, e = 0, k;
+
+	for (i = 0; i < t->npoints; i++) {
+		struct point p = t->points[i];
+
+		if (i % 2 && i != t->npoints - 1)
+			continue;
+		for (k = 0; k < p.count; k++)
+			t->entries[e + k] = t->entries[p.first + k];
+		p.first = e;
+		e += p.count;
+		t->points[n++] = p;
+	}
+	t->npoints = n;
+	t->nentries = e;
+}
+
+int timeline__sample(struct timeline *t, const struct stacks *s, double at_s, uint64_t rss_bytes)
+{
+	uint32_t n = stacks__count(s), id;
+	struct point *p;
+	struct entry *grown;
+	size_t cap;
+
+	if (t->npoints == TIMELINE_POINTS)
+		thin(t);
+	/* the processes gone (the last point, at the end): their last RSS */
+	if (!rss_bytes && t->npoints)
+		rss_bytes = t->points[t->npoints - 1].rss;
+	p = &t->points[t->npoints];
+	*p = (struct point){ .at_s = at_s, .rss = rss_bytes, .first = t->nentries };
+	for (id = 1; id <= n; id++) {
+		uint64_t bytes = stacks__peek(s, id)->live_bytes;
+
+		if (!bytes)
+			continue;
+		if (t->nentries == t->entries_cap) {
+			cap = t->entries_cap ? 2 * t->entries_cap : 4096;
+			grown = realloc(t->entries, cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			t->entries = grown;
+			t->entries_cap = cap;
+		}
+		t->entries[t->nentries++] = (struct entry){ .stack_id = id, .bytes = bytes };
+		p->total += bytes;
+		p->count++;
+	}
+	t->npoints++;
+	return 0;
+}
+
+/* text for HTML (and inside an attribute) */
+static void html(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* a stack, innermost first, one frame a line */
+static void stack_text(FILE *out, struct profile *p, uint32_t id)
+{
+	const struct shown_frame *frames = NULL;
+	size_t k;
+	int n = 0, i;
+
+	for (k = 0; k < p->count && p->stacks[k].stack_id != id; k++)
+		;
+	if (k < p->count)
+		n = profile__show(p, &p->stacks[k], &frames);
+	if (n <= 0 || !frames) {
+		fputs("[unknown]", out);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs("&#10;", out);
+		html(out, frames[i].function);
+		if (frames[i].file) {
+			fprintf(out, " (");
+			html(out, frames[i].file);
+			fprintf(out, ":%d)", frames[i].line);
+		}
+	}
+}
+
+static const char *const colors[TIMELINE_BANDS + 1] = {
+	"#e6550d", "#3182bd", "#31a354", "#756bb1", "#d6616b", "#636363", "#e7ba52", "#17becf",
+	"#8c6d31", "#a55194", "#bdbdbd",
+};
+
+#define W 1000.0
+#define H 400.0
+#define LEFT 80.0
+#define TOP 20.0
+
+int timeline__write(FILE *out, const struct timeline *t, struct profile *p, const char *title)
+{
+	uint32_t top[TIMELINE_BANDS], nstacks = 0, id;
+	uint64_t *max = NULL, ymax = 1, v, *cum = NULL;
+	double tmax, x, y;
+	size_t i, k, nb = 0;
+	int b;
+	char label[32];
+
+	for (i = 0; i < t->npoints; i++)
+		for (k = 0; k < t->points[i].count; k++)
+			if (t->entries[t->points[i].first + k].stack_id > nstacks)
+				nstacks = t->entries[t->points[i].first + k].stack_id;
+	max = calloc(nstacks + 1, sizeof(*max));
+	cum = calloc((t->npoints ? t->npoints : 1) * (TIMELINE_BANDS + 2), sizeof(*cum));
+	if (!max || !cum) {
+		free(max);
+		free(cum);
+		return -ENOMEM;
+	}
+	/* the bands: the stacks that held most at any point */
+	for (i = 0; i < t->npoints; i++) {
+		const struct point *pt = &t->points[i];
+
+		for (k = 0; k < pt->count; k++) {
+			const struct entry *e = &t->entries[pt->first + k];
+
+			if (e->bytes > max[e->stack_id])
+				max[e->stack_id] = e->bytes;
+		}
+		if (pt->total > ymax)
+			ymax = pt->total;
+		if (pt->rss > ymax)
+			ymax = pt->rss;
+	}
+	for (nb = 0; nb < TIMELINE_BANDS; nb++) {
+		uint32_t best = 0;
+
+		for (id = 1; id <= nstacks; id++)
+			if (max[id] && (!best || max[id] > max[best]))
+				best = id;
+		if (!best)
+			break;
+		top[nb] = best;
+		max[best] = 0;
+	}
+	/* cum[i][b]: bands 0..b-1 stacked at point i; band nb is the rest */
+	for (i = 0; i < t->npoints; i++) {
+		const struct point *pt = &t->points[i];
+		uint64_t *c = cum + i * (TIMELINE_BANDS + 2), sum = 0;
+
+		for (b = 0; b < (int)nb; b++) {
+			v = 0;
+			for (k = 0; k < pt->count; k++)
+				if (t->entries[pt->first + k].stack_id == top[b])
+					v = t->entries[pt->first + k].bytes;
+			c[b + 1] = c[b] + v;
+			sum += v;
+		}
+		c[nb + 1] = c[nb] + (pt->total - sum);
+	}
+	tmax = t->npoints ? t->points[t->npoints - 1].at_s : 1;
+	if (tmax <= 0)
+		tmax = 1;
+#define X(s) (LEFT + (s) / tmax * W)
+#define Y(b) (TOP + H - (double)(b) / ymax * H)
+	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+	html(out, title);
+	fprintf(out, "</title>\n<style>body{font:13px sans-serif;margin:16px}"
+		"path.band:hover{opacity:.75;cursor:pointer}#tip{position:absolute;background:#fff;"
+		"border:1px solid #999;padding:4px 6px;pointer-events:none;display:none;white-space:pre}"
+		"pre{background:#f6f6f6;padding:8px}</style></head><body>\n<h2>");
+	html(out, title);
+	fprintf(out, "</h2>\n<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+		"height=\"%.0f\">\n", LEFT + W + 20, TOP + H + 40);
+	/* axes: bytes at 0, half and the top; seconds at the ends */
+	for (b = 0; b <= 2; b++) {
+		report__human_bytes(ymax * b / 2, label, sizeof(label));
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT, LEFT + W,
+			Y(ymax * b / 2), Y(ymax * b / 2), LEFT - 6, Y(ymax * b / 2) + 4, label);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">0 s</text><text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"end\">%.1f s</text>\n", LEFT, TOP + H + 18, LEFT + W, TOP + H + 18, tmax);
+	/* the bands, bottom up: the top stacks, then the rest */
+	for (b = 0; b <= (int)nb && t->npoints; b++) {
+		fprintf(out, "<path class=\"band\" data-band=\"%d\" fill=\"%s\" d=\"", b,
+			colors[b < (int)nb ? b : TIMELINE_BANDS]);
+		for (i = 0; i < t->npoints; i++) {
+			x = X(t->points[i].at_s);
+			y = Y(cum[i * (TIMELINE_BANDS + 2) + b + 1]);
+			fprintf(out, "%s%.1f,%.1f", i ? " L" : "M", x, y);
+		}
+		for (i = t->npoints; i-- > 0;)
+			fprintf(out, " L%.1f,%.1f", X(t->points[i].at_s), Y(cum[i * (TIMELINE_BANDS + 2) + b]));
+		fprintf(out, " Z\"><title>");
+		if (b < (int)nb)
+			stack_text(out, p, top[b]);
+		else
+			fputs("the other stacks", out);
+		fprintf(out, "</title></path>\n");
+	}
+	/* the RSS */
+	if (t->npoints) {
+		fprintf(out, "<polyline id=\"rss\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
+			"points=\"");
+		for (i = 0; i < t->npoints; i++)
+			fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(t->points[i].at_s), Y(t->points[i].rss));
+		fprintf(out, "\"><title>RSS of the traced processes</title></polyline>\n");
+	}
+	fprintf(out, "</svg>\n<div id=\"tip\"></div>\n<p>Bands, bottom up (click one for its stack); "
+		"the black line is the RSS:</p>\n<ol start=\"0\" id=\"legend\">\n");
+	for (b = 0; b <= (int)nb; b++) {
+		fprintf(out, "<li style=\"color:%s\" data-band=\"%d\">",
+			colors[b < (int)nb ? b : TIMELINE_BANDS], b);
+		if (b < (int)nb) {
+			const struct shown_frame *frames = NULL;
+			int n = 0;
+
+			for (k = 0; k < p->count && p->stacks[k].stack_id != top[b]; k++)
+				;
+			if (k < p->count)
+				n = profile__show(p, &p->stacks[k], &frames);
+			html(out, n > 0 && frames ? frames[0].function : "[unknown]");
+		} else {
+			fputs("the other stacks", out);
+		}
+		fprintf(out, "</li>\n");
+	}
+	fprintf(out, "</ol>\n<pre id=\"stack\">(click a band)</pre>\n<script>\n"
+		"var T=[");
+	for (i = 0; i < t->npoints; i++)
+		fprintf(out, "%s%.3f", i ? "," : "", t->points[i].at_s);
+	fprintf(out, "],R=[");
+	for (i = 0; i < t->npoints; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", t->points[i].rss);
+	fprintf(out, "],C=[");
+	for (i = 0; i < t->npoints; i++) {
+		fprintf(out, "%s[", i ? "," : "");
+		for (b = 0; b <= (int)nb; b++)
+			fprintf(out, "%s%" PRIu64, b ? "," : "",
+				cum[i * (TIMELINE_BANDS + 2) + b + 1] - cum[i * (TIMELINE_BANDS + 2) + b]);
+		fprintf(out, "]");
+	}
+	fprintf(out, "],TMAX=%.3f,LEFT=%.1f,W=%.1f;\n"
+		"function hb(b){var u=['B','KiB','MiB','GiB'],i=0;while(b>=1024&&i<3){b/=1024;i++}"
+		"return (i?b.toFixed(1):b)+' '+u[i]}\n"
+		"var tip=document.getElementById('tip');\n"
+		"document.querySelectorAll('path.band').forEach(function(p){\n"
+		" p.addEventListener('click',function(){document.getElementById('stack').textContent="
+		"p.querySelector('title').textContent});\n"
+		" p.addEventListener('mousemove',function(e){var s=(e.offsetX-LEFT)/W*TMAX,i=0;"
+		"while(i<T.length-1&&T[i+1]<=s)i++;var b=+p.dataset.band;tip.style.display='block';"
+		"tip.style.left=(e.pageX+12)+'px';tip.style.top=(e.pageY+12)+'px';"
+		"tip.textContent=p.querySelector('title').textContent.split('\\n')[0]+'\\n'+"
+		"T[i].toFixed(1)+' s: '+hb(C[i][b])+' live (RSS '+hb(R[i])+')'});\n"
+		" p.addEventListener('mouseleave',function(){tip.style.display='none'});\n"
+		"});\n"
+		/* file.html?band=N: that band's stack shown, as a click would */
+		"var m=/[?&]band=(\\d+)/.exec(location.search),q=m&&"
+		"document.querySelector('path.band[data-band=\"'+m[1]+'\"]');\n"
+		"if(q)document.getElementById('stack').textContent=q.querySelector('title').textContent;\n"
+		"</script>\n</body></html>\n", tmax, LEFT, W);
+	free(max);
+	free(cum);
+	return ferror(out) ? -EIO : 0;
+}
