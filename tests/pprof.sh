@@ -715,6 +715,62 @@ test_metrics_rate() { # /metrics: allocation rate of a target that allocates 100
 	stop_listening s
 }
 
+# Debian's Prometheus, installed when missing (a test of its own needs it)
+need_prometheus() {
+	command -v prometheus >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || return 1
+	echo "pprof: installing prometheus"
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -qq --no-install-recommends prometheus ||
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus; }
+	} >/dev/null 2>&1
+	command -v prometheus >/dev/null 2>&1
+}
+
+# prom_value PORT QUERY: the value of an instant query, through Prometheus' API
+prom_value() {
+	curl -s "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" |
+		sed -nE 's/.*"value":\[[0-9.]+,"([0-9.e+-]+)"\].*/\1/p'
+}
+
+test_prometheus_scrape() { # Debian's Prometheus scrapes --listen: tracelloc_live_bytes arrives and matches the target's live bytes
+	need_target waiter || return
+	local pport=$((19000 + $$ % 1000)) want got i prom_pid
+	if ! need_prometheus; then
+		fail "prometheus (Debian's) is missing and cannot be installed"
+		return
+	fi
+	mkfifo "$T_DIR/go"
+	start_listening w waiter -i 1 -- 5 "$T_DIR/go" 60 || return
+	cat >"$T_DIR/prometheus.yml" <<-EOF
+	global:
+	  scrape_interval: 1s
+	scrape_configs:
+	  - job_name: tracelloc
+	    static_configs:
+	      - targets: ['127.0.0.1:$PORT']
+	EOF
+	prometheus --config.file="$T_DIR/prometheus.yml" --storage.tsdb.path="$T_DIR/prom" \
+		--web.listen-address="127.0.0.1:$pport" >"$T_DIR/prometheus.log" 2>&1 &
+	prom_pid=$!
+	register_pid "$prom_pid"
+	echo go >"$T_DIR/go"
+	# what the target holds: its start block and 5 x 500 bytes, nothing else
+	want=$((512 + 5 * 500))
+	for i in $(seq 60); do
+		got=$(prom_value "$pport" 'tracelloc_live_bytes{job="tracelloc"}')
+		[ "$got" = "$want" ] && break
+		sleep 0.5
+	done
+	assert_eq "$got" "$want" "Prometheus: tracelloc_live_bytes as scraped"
+	assert_eq "$(curl -s "$URL/metrics" | awk '$1 == "tracelloc_live_bytes" { print $2 }')" "$want" \
+		"/metrics: tracelloc_live_bytes"
+	assert_eq "$(prom_value "$pport" 'up{job="tracelloc"}')" 1 "Prometheus: the target is up"
+	kill "$prom_pid" 2>/dev/null
+	wait "$prom_pid" 2>/dev/null
+	stop_listening w
+}
+
 # ================================================================ runner
 
 if [ "${1:-}" != -l ] && ! need_go; then

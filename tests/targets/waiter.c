@@ -1,6 +1,7 @@
 /*
- * waiter N FIFO: keeps one block from its start, then waits for a line on
- * FIFO, allocates N blocks of N * 100 bytes, keeps them, and exits 0.
+ * waiter N FIFO [SECS]: keeps one block from its start, then waits for a line
+ * on FIFO, allocates N blocks of N * 100 bytes, keeps them, waits SECS (0 by
+ * default) and exits 0.
  *
  *   site_waiter_start   malloc(512) at start, kept
  *   site_waiter         N x malloc(N * 100) after the line, kept
@@ -36,5 +37,7 @@ int main(int argc, char **argv)
 		return 3;
 	close(fd);
 	site_waiter(n);
+	if (argc >= 4)
+		sleep((unsigned int)atoi(argv[3]));
 	return 0;
 }
