@@ -72,5 +72,9 @@ int metrics__write(FILE *out, const struct metrics *m)
 		    "Bytes per sample with --sample-bytes (the numbers are estimates); 0: exact.",
 		    m->sample_bytes);
 	real_metric(out, "tracelloc_traced_seconds", "Seconds since tracing began.", m->traced_s);
+	uint_metric(out, "tracelloc_peak_live_bytes", "gauge",
+		    "Live bytes when the heap was at its highest so far.", st->peak_live_bytes);
+	uint_metric(out, "tracelloc_peak_live_allocations", "gauge",
+		    "Live blocks when the heap was at its highest so far.", st->peak_live_count);
 	return ferror(out) ? -EIO : 0;
 }

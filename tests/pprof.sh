@@ -766,6 +766,8 @@ test_prometheus_scrape() { # Debian's Prometheus scrapes --listen: tracelloc_liv
 	assert_eq "$(curl -s "$URL/metrics" | awk '$1 == "tracelloc_live_bytes" { print $2 }')" "$want" \
 		"/metrics: tracelloc_live_bytes"
 	assert_eq "$(prom_value "$pport" 'up{job="tracelloc"}')" 1 "Prometheus: the target is up"
+	assert_eq "$(prom_value "$pport" 'tracelloc_peak_live_bytes{job="tracelloc"}')" "$want" \
+		"Prometheus: the peak (a heap that only grew: what it holds)"
 	kill "$prom_pid" 2>/dev/null
 	wait "$prom_pid" 2>/dev/null
 	stop_listening w
