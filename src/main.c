@@ -959,6 +959,19 @@ static struct profile *snapshot(struct session *s, bool for_writer)
 	return profile__snapshot(s->heap, &popts);
 }
 
+/* what was traced, for titles and headers: "pid 1234, ./app", "5 processes, ./server" */
+static void target_name(const struct session *s, char *buf, size_t size)
+{
+	const char *cmd = s->opts.command ? s->opts.command[0] : NULL;
+
+	if (s->several)
+		snprintf(buf, size, "%zu processes%s%s", processes__count(s->processes),
+			 cmd ? ", " : "", cmd ? cmd : "");
+	else
+		snprintf(buf, size, "pid %d%s%s", s->first ? proc_pid(s->first) : 0,
+			 cmd ? ", " : "", cmd ? cmd : "");
+}
+
 static int write_folded(FILE *out, void *ctx)
 {
 	struct session *s = ctx;
@@ -976,20 +989,13 @@ static int write_svg(FILE *out, void *ctx)
 {
 	struct session *s = ctx;
 	struct profile *p = snapshot(s, true);
-	char title[256];
+	char title[256], target[192];
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	if (s->several)
-		snprintf(title, sizeof(title), "Heap of %zu processes%s%s",
-			 processes__count(s->processes), s->opts.command ? ", from " : "",
-			 s->opts.command ? s->opts.command[0] : "");
-	else if (s->opts.command)
-		snprintf(title, sizeof(title), "Heap of %s, pid %d", s->opts.command[0],
-			 proc_pid(s->first));
-	else
-		snprintf(title, sizeof(title), "Heap of pid %d", proc_pid(s->first));
+	target_name(s, target, sizeof(target));
+	snprintf(title, sizeof(title), "Heap of %s", target);
 	err = svg__write(out, p, s->opts.flamegraph_metric, title);
 	profile__destroy(p);
 	return err;
@@ -1000,7 +1006,7 @@ static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
 	struct pprof_opts po = { .view = view, .period = s->opts.sample_bytes };
 	struct profile *p = snapshot(s, true);
 	struct timespec wall;
-	char comment[256];
+	char comment[256], target[192];
 	int err;
 
 	if (!p)
@@ -1008,13 +1014,8 @@ static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
 	po.duration_ns = (int64_t)((clock__now_ns() / 1e9 - s->start_s) * 1e9);
-	if (s->several)
-		snprintf(comment, sizeof(comment), "tracelloc: %zu processes%s%s",
-			 processes__count(s->processes), s->opts.command ? ", " : "",
-			 s->opts.command ? s->opts.command[0] : "");
-	else
-		snprintf(comment, sizeof(comment), "tracelloc: pid %d%s%s", proc_pid(s->first),
-			 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	target_name(s, target, sizeof(target));
+	snprintf(comment, sizeof(comment), "tracelloc: %s", target);
 	po.comment = comment;
 	err = pprof__write(out, p, &po);
 	profile__destroy(p);
@@ -1061,18 +1062,13 @@ static int write_timeline(FILE *out, void *ctx)
 {
 	struct session *s = ctx;
 	struct profile *p = snapshot(s, true);
-	char title[256];
+	char title[256], target[192];
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	if (s->several)
-		snprintf(title, sizeof(title), "Live heap of %zu processes over time",
-			 processes__count(s->processes));
-	else
-		snprintf(title, sizeof(title), "Live heap of pid %d%s%s over time",
-			 s->first ? proc_pid(s->first) : 0, s->opts.command ? ", " : "",
-			 s->opts.command ? s->opts.command[0] : "");
+	target_name(s, target, sizeof(target));
+	snprintf(title, sizeof(title), "Live heap of %s over time", target);
 	err = timeline__write(out, s->timeline, p, title);
 	profile__destroy(p);
 	return err;
@@ -1873,7 +1869,7 @@ static void draw_tui(struct session *s, bool force)
 {
 	struct profile *p;
 	struct loss loss;
-	char target[64];
+	char target[192];
 	struct tui_header h = {
 		.target = target,
 		.traced_s = clock__now_ns() / 1e9 - s->start_s,
@@ -1883,11 +1879,7 @@ static void draw_tui(struct session *s, bool force)
 
 	if (!s->tui || (tui__paused(s->tui) && !force))
 		return;
-	if (s->several)
-		snprintf(target, sizeof(target), "%zu processes", processes__count(s->processes));
-	else
-		snprintf(target, sizeof(target), "pid %d%s%s", s->first ? proc_pid(s->first) : 0,
-			 s->opts.command ? ", " : "", s->opts.command ? s->opts.command[0] : "");
+	target_name(s, target, sizeof(target));
 	read_loss(s, &loss);
 	h.lost = loss.lost_allocs + loss.lost_frees;
 	p = snapshot(s, false);
