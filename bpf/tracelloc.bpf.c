@@ -60,10 +60,19 @@ const volatile bool per_thread = false;
  * procs[]; the daemon adds and removes them */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4 * MAX_PROCS);
+	__uint(max_entries, MAX_TRACED_ENTRIES);
 	__type(key, __u32);
 	__type(value, __u32);
 } traced SEC(".maps");
+
+/* the processes stopped for the daemon: pid -> enum held_flags (see
+ * tracelloc.h); the daemon creates it, and its guardian holds it too */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_HELD);
+	__type(key, __u32);
+	__type(value, __u32);
+} held SEC(".maps");
 
 struct proc_state procs[MAX_PROCS] = {};
 
@@ -240,6 +249,69 @@ static __always_inline void *cpu_ring(void)
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	return bpf_map_lookup_elem(&rings, &cpu);
+}
+
+#define SIGSTOP 19
+/* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, as bits of a sigset */
+#define STOP_SIGNALS (0xfULL << (SIGSTOP - 1))
+
+/*
+ * Stops the calling process until the daemon has probed it, and enters it
+ * in `held` first, so that it is continued whatever happens to tracelloc.
+ * Not once tracing ends (the guardian or the daemon set HELD_DISARM). A stop
+ * signal pending already is someone else's: the daemon will not continue
+ * what they stopped. false: not stopped.
+ */
+static __always_inline bool hold_current(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 disarm = HELD_DISARM, how = 0, pid = current_id() >> 32;
+	__u64 pending;
+
+	if (bpf_map_lookup_elem(&held, &disarm))
+		return false;
+	pending = task->pending.signal.sig[0] | task->signal->shared_pending.signal.sig[0];
+	if (pending & STOP_SIGNALS)
+		how = HELD_OTHER_STOP;
+	if (bpf_map_update_elem(&held, &pid, &how, BPF_ANY)) {
+		count(COUNTER_UNTRACED_PROCS);
+		return false;
+	}
+	bpf_send_signal(SIGSTOP);
+	return true;
+}
+
+/*
+ * A new process (a traced one's child, a program of --comm's name) enters
+ * `traced` as waiting for a slot, and stops until the daemon gives it one.
+ * false: it runs on untraced (a process of ours already, no room, or
+ * tracing ends).
+ */
+static __always_inline bool enter_waiting(__u32 tgid)
+{
+	__u32 waiting = NO_SLOT;
+	long err = bpf_map_update_elem(&traced, &tgid, &waiting, BPF_NOEXIST);
+
+	if (err) {
+		if (err != -17 /* EEXIST */)
+			count(COUNTER_UNTRACED_PROCS);
+		return false;
+	}
+	if (!hold_current()) {
+		bpf_map_delete_elem(&traced, &tgid);
+		return false;
+	}
+	return true;
+}
+
+/* its record could not be sent: it goes on, untraced (the SIGSTOP is still
+ * pending, and SIGCONT takes it back) */
+static __always_inline void leave_waiting(__u32 tgid)
+{
+	bpf_map_delete_elem(&traced, &tgid);
+	bpf_map_delete_elem(&held, &tgid);
+	bpf_send_signal(18 /* SIGCONT */);
+	count(COUNTER_UNTRACED_PROCS);
 }
 
 static __always_inline __u64 wakeup_flag(void *ring)
@@ -1020,7 +1092,7 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
 		if (proc->hold_at_hook && ++proc->hook_calls == 2) {
 			proc->hold_at_hook = 0;
-			bpf_send_signal(19 /* SIGSTOP */);
+			hold_current();
 		}
 		return 0;
 	case FN_CALLOC:
@@ -1065,14 +1137,14 @@ static __always_inline void started(struct task_struct *p)
 {
 	struct ptr_event ev = { .type = EVENT_COMM_EXEC };
 	__u64 name[THREAD_NAME_LEN / 8] = {};
-	__u32 tgid, held = NO_SLOT;
+	__u32 tgid;
 	void *ring;
 
 	if (bpf_get_current_comm(name, sizeof(name)) || name[0] != comm_name[0] ||
 	    name[1] != comm_name[1])
 		return;
 	tgid = current_id() >> 32;
-	if (!tgid || bpf_map_update_elem(&traced, &tgid, &held, BPF_NOEXIST))
+	if (!tgid || !enter_waiting(tgid))
 		return;
 	ev.tid = (__u32)current_id();
 	ev.ts_ns = bpf_ktime_get_ns();
@@ -1080,10 +1152,8 @@ static __always_inline void started(struct task_struct *p)
 	ring = cpu_ring();
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
 		count(COUNTER_LOST_FREE);
-		bpf_map_delete_elem(&traced, &tgid);
-		return;
+		leave_waiting(tgid);
 	}
-	bpf_send_signal(19 /* SIGSTOP */);
 }
 
 /*
@@ -1111,7 +1181,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(COUNTER_LOST_FREE);
 	if (proc_of(who)->hold_exec)
-		bpf_send_signal(19 /* SIGSTOP */);
+		hold_current();
 	return 0;
 }
 
@@ -1229,7 +1299,7 @@ static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
 		count(COUNTER_LOST_FREE);
 		if (type == EVENT_FORK)
-			bpf_map_delete_elem(&traced, &child);
+			leave_waiting(child);
 		return false;
 	}
 	return true;
@@ -1245,7 +1315,7 @@ static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32
 static __always_inline void forked(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 parent, child, held = NO_SLOT, *slot;
+	__u32 parent, child, *slot;
 
 	if (!is_main_thread())
 		return;
@@ -1254,11 +1324,10 @@ static __always_inline void forked(void)
 	if (!slot || *slot >= MAX_PROCS)
 		return;
 	child = current_id() >> 32;
-	if (!child || bpf_map_update_elem(&traced, &child, &held, BPF_NOEXIST))
+	if (!child || !enter_waiting(child))
 		return;
-	if (send_fork(EVENT_FORK, *slot, child, own_ns_tgid(task),
-		      task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0))
-		bpf_send_signal(19 /* SIGSTOP */);
+	send_fork(EVENT_FORK, *slot, child, own_ns_tgid(task),
+		  task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0);
 }
 
 /* a traced process's fork returned in it: a new process, not a thread */

@@ -100,6 +100,20 @@ struct fork_event {
  */
 #define MAX_PROCS 64
 #define NO_SLOT 0xffff		/* in `traced`: a child held until the daemon takes it */
+/* room in `traced`: the processes traced plus those held, waiting for a slot */
+#define MAX_TRACED_ENTRIES 4096
+
+/*
+ * `held`: every process the BPF side stopped (SIGSTOP) for the daemon, by
+ * pid, so that whatever ends tracelloc, the guardian (src/holds.c) can
+ * continue them. Key HELD_DISARM set: tracing is ending, nothing more is
+ * stopped.
+ */
+#define MAX_HELD 4096
+#define HELD_DISARM 0
+enum held_flags {
+	HELD_OTHER_STOP = 1,	/* a stop signal was pending already: not ours alone */
+};
 
 /* What the BPF side keeps per traced process (the bss array procs[]). */
 struct proc_state {
@@ -186,6 +200,7 @@ enum bpf_counter {
 	COUNTER_CUT_RULE,	/* a rule not followed here, or one that went nowhere */
 	COUNTER_CUT_UNREADABLE,	/* the stack could not be read */
 	COUNTER_CUT_DEPTH,	/* MAX_STACK_DEPTH frames */
+	COUNTER_UNTRACED_PROCS,	/* a new process with no room in `traced` or `held`: runs on untraced */
 	COUNTER__COUNT,
 };
 

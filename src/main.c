@@ -34,6 +34,7 @@
 #include "folded.h"
 #include "growth.h"
 #include "heap.h"
+#include "holds.h"
 #include "http.h"
 #include "metrics.h"
 #include "options.h"
@@ -45,6 +46,7 @@
 #include "svg.h"
 #include "symbolize.h"
 #include "target.h"
+#include "text.h"
 #include "threads.h"
 #include "timeline.h"
 #include "tui.h"
@@ -61,7 +63,8 @@
 struct fork_half {
 	bool used;
 	bool parent_seen;	/* else the child's record came first */
-	uint16_t slot;		/* the parent's */
+	bool complete;		/* both came: the child waits for a free slot */
+	uint16_t slot;		/* the parent's (NO_SLOT: a program of --comm's name) */
 	uint32_t child_own;	/* the child's pid in its own namespace: the pair's key */
 	pid_t child;		/* as tracelloc sees it (the child's record) */
 	uint32_t flags;
@@ -83,6 +86,7 @@ struct proc {
 	bool main_exit_told;		/* the probes stopped with the main thread, said once */
 	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
 	int nexecs;			/* execs followed */
+	bool execs_cut;			/* execs keeps the first and the latest only */
 	bool exec_unsettled;		/* the last one's libraries are not probed yet */
 	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
 };
@@ -94,6 +98,7 @@ struct session {
 	struct proc procs[MAX_PROCS];
 	struct proc *first;		/* what was asked for first: the summary's pid */
 	struct tracelloc_bpf *skel;
+	struct holds *holds;		/* processes stopped for us, and their guardian */
 	struct heap *heap;
 	struct events *events;
 	struct processes *processes;	/* several: their names and symbolizers */
@@ -187,6 +192,8 @@ static int block_signals(struct session *s)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	/* an ssh session that drops: the trace ends as with SIGTERM */
+	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
 	/* a scraper that hangs up mid-page is a failed write, not the end of the trace */
 	blocked = set;
@@ -201,6 +208,8 @@ static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frame
 				  uint32_t nframes, uint64_t *buf);
 
 static int watch_proc(struct session *s, struct proc *p);
+static void unwatch_proc(struct session *s, struct proc *p);
+static bool proc_exited(struct session *s, struct proc *p, char *ending, size_t ending_size);
 
 static pid_t proc_pid(const struct proc *p)
 {
@@ -385,6 +394,20 @@ static bool proc_gone(const struct proc *p)
 	return poll(&pfd, 1, 0) == 1;
 }
 
+/* found by --comm's name, not asked for by pid: one that exits while
+ * tracelloc attaches is let go, not the end of the trace */
+static bool found_by_name(const struct session *s, const struct proc *p)
+{
+	size_t j;
+
+	if (!s->opts.comm || !p->target)
+		return false;
+	for (j = 0; j < s->opts.npids; j++)
+		if (s->opts.pids[j] == proc_pid(p))
+			return false;
+	return true;
+}
+
 /* the unwind tables of what the processes map now, built before the probes
  * attach; the maps that hold them are sized from them */
 static int build_unwind_tables(struct session *s)
@@ -396,6 +419,10 @@ static int build_unwind_tables(struct session *s)
 	s->skel->rodata->unwind_mode = s->opts.unwind;
 	if (s->opts.unwind == UNWIND_MODE_FP)
 		return bpf_map__set_max_entries(s->skel->maps.unwind_rows, 1);
+	/* one found by --comm's name may be gone before long: it is added
+	 * (unwinder__add) as the processes that start later are */
+	if (p && found_by_name(s, p))
+		p = NULL;
 	err = unwinder__new(p ? proc_pid(p) : 0, &s->unwinder);
 	if (p && (err == -ESRCH || (err && proc_gone(p))))
 		return fail(0, "pid %d exited while attaching", proc_pid(p));
@@ -505,6 +532,9 @@ static int open_bpf(struct session *s)
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
 		return fail(err, "cannot set up the ring buffers");
+	err = bpf_map__reuse_fd(s->skel->maps.held, holds__map_fd(s->holds));
+	if (err)
+		return fail(err, "cannot set up the table of held processes");
 	return 0;
 }
 
@@ -536,6 +566,8 @@ static int find_allocator(struct session *s, struct proc *p)
 	if (!p->attach)
 		return fail(-ENOMEM, "cannot attach");
 	err = attach__find(p->attach);
+	if (err && found_by_name(s, p))
+		return err;	/* not told: let go */
 	/* a process that has just exited maps nothing: say that, not "no allocator" */
 	if (err == -ESRCH || (err && proc_gone(p)))
 		return fail(0, "pid %d exited while attaching", pid);
@@ -558,6 +590,7 @@ static void drop_proc(struct session *s, struct proc *p)
 		s->first = NULL;
 }
 
+
 static int find_allocators(struct session *s)
 {
 	struct proc *p;
@@ -572,11 +605,8 @@ static int find_allocators(struct session *s)
 		if (!err)
 			continue;
 		/* asked for by pid or by command: the trace cannot be what was asked */
-		if (!s->opts.comm || p->target == NULL)
+		if (!found_by_name(s, p))
 			return err;
-		for (size_t j = 0; j < s->opts.npids; j++)
-			if (s->opts.pids[j] == proc_pid(p))
-				return err;
 		drop_proc(s, p);
 	}
 	/* the slots in order, the first one first */
@@ -726,17 +756,38 @@ static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frame
 }
 
 /* the process's program, as /proc/PID/exe names it */
+/* the program a process runs, for the terminal (the name is the target's: escaped) */
 static void exe_path(pid_t pid, char *buf, size_t size)
 {
-	char path[64];
+	char path[64], exe[PATH_MAX];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, buf, size - 1);
+	n = readlink(path, exe, sizeof(exe) - 1);
 	if (n <= 0)
-		snprintf(buf, size, "?");
-	else
-		buf[n] = '\0';
+		n = snprintf(exe, sizeof(exe), "?");
+	exe[n] = '\0';
+	text__escape(exe, buf, size);
+}
+
+/* p's programs, "a -> b -> c"; a chain too long for them keeps the first
+ * program and the latest, and says how many execs lie between */
+static void note_exec(struct proc *p, const char *exe)
+{
+	size_t len = strlen(p->execs);
+	char *first_end;
+
+	p->nexecs++;
+	if (!p->execs_cut && len + strlen(" -> ") + strlen(exe) < sizeof(p->execs)) {
+		snprintf(p->execs + len, sizeof(p->execs) - len, " -> %s", exe);
+		return;
+	}
+	p->execs_cut = true;
+	first_end = strstr(p->execs, " -> ");
+	if (!first_end)
+		first_end = p->execs + len;
+	snprintf(first_end, sizeof(p->execs) - (first_end - p->execs), " -> ... (%d execs) -> %s",
+		 p->nexecs, exe);
 }
 
 /*
@@ -832,27 +883,47 @@ static int attach_tracepoints(struct session *s)
 	return 0;
 }
 
-static int attach_proc_probes(struct session *s, struct proc *p)
-{
-	pid_t pid = proc_pid(p);
-	int err = attach__attach(p->attach);
-
-	/* the kernel refuses a uprobe where another tool's probe on the same
-	 * instruction uses a different reference counter (BCC's memleak does) */
-	if (err == -EINVAL)
-		return fail(0, "cannot attach probes to pid %d: the kernel refused them; another "
-			    "tracer may hold probes on the same functions (dmesg: \"ref_ctr_offset "
-			    "mismatch\")", pid);
-	if (err && proc_gone(p))
-		return fail(0, "pid %d exited while tracelloc attached to it", pid);
-	if (err)
-		return fail(err, "cannot attach probes to pid %d", pid);
-	return 0;
-}
+/* -EINVAL at this step: the kernel refuses a uprobe where another tool's
+ * probe on the same instruction uses a different reference counter (BCC's
+ * memleak does) */
+static const char attach_probes_step[] = "cannot attach probes to pid %d";
 
 /* each process: named, in its slot, filtered on by BPF, then probed */
+/* one process's probes, tables and names; 0, or what failed, with *step
+ * saying where (a format with the pid) */
+static int attach_proc(struct session *s, struct proc *p, const char **step)
+{
+	int err;
+
+	exe_path(proc_pid(p), p->execs, sizeof(p->execs));
+	/* a command we started is held at each exec until its new program is
+	 * probed; a -p target is not stopped (its parent may be a shell that
+	 * would take a stop for the user's ^Z) and is followed as it runs */
+	p->hold_exec = s->opts.command && p == s->first && !s->opts.no_follow_exec;
+	bpf_state(s, p)->hold_exec = p->hold_exec;
+	set_loader(s, p);
+	*step = "cannot start the symbolizer of pid %d";
+	err = name_proc(s, p, 0);
+	if (err)
+		return err;
+	*step = "cannot hand the unwind tables of pid %d to the BPF programs";
+	if (s->unwinder && (err = unwinder__add(s->unwinder, slot_of(s, p), proc_pid(p))))
+		return err;
+	*step = "cannot trace pid %d";
+	err = trace_proc(s, p);
+	if (err)
+		return err;
+	/* the first chose the kind of links the programs were loaded for */
+	*step = "cannot attach probes to pid %d";
+	if (p != s->first && (err = attach__prepare_loaded(p->attach)))
+		return err;
+	*step = attach_probes_step;
+	return attach__attach(p->attach);
+}
+
 static int attach_probes(struct session *s)
 {
+	const char *step;
 	struct proc *p;
 	size_t i;
 	int err;
@@ -864,29 +935,20 @@ static int attach_probes(struct session *s)
 		p = &s->procs[i];
 		if (!p->live)
 			continue;
-		exe_path(proc_pid(p), p->execs, sizeof(p->execs));
-		/* a command we started is held at each exec until its new program is
-		 * probed; a -p target is not stopped (its parent may be a shell that
-		 * would take a stop for the user's ^Z) and is followed as it runs */
-		p->hold_exec = s->opts.command && p == s->first && !s->opts.no_follow_exec;
-		bpf_state(s, p)->hold_exec = p->hold_exec;
-		set_loader(s, p);
-		err = name_proc(s, p, 0);
-		if (err)
-			return fail(err, "cannot start the symbolizer");
-		if (s->unwinder && (err = unwinder__add(s->unwinder, slot_of(s, p), proc_pid(p))) &&
-		    !proc_gone(p))
-			return fail(err, "cannot hand the unwind tables of pid %d to the BPF programs",
-				    proc_pid(p));
-		err = trace_proc(s, p);
-		if (err)
-			return fail(err, "cannot trace pid %d", proc_pid(p));
-		/* the first chose the kind of links the programs were loaded for */
-		if (p != s->first && (err = attach__prepare_loaded(p->attach)))
-			return fail(err, "cannot attach probes to pid %d", proc_pid(p));
-		err = attach_proc_probes(s, p);
-		if (err)
-			return err;
+		err = attach_proc(s, p, &step);
+		if (!err)
+			continue;
+		if (proc_gone(p) && found_by_name(s, p)) {
+			end_proc(s, p, "exited");
+			continue;
+		}
+		if (proc_gone(p))
+			return fail(0, "pid %d exited while tracelloc attached to it", proc_pid(p));
+		if (err == -EINVAL && step == attach_probes_step)
+			return fail(0, "cannot attach probes to pid %d: the kernel refused them; "
+				    "another tracer may hold probes on the same functions (dmesg: "
+				    "\"ref_ctr_offset mismatch\")", proc_pid(p));
+		return fail(err, step, proc_pid(p));
 	}
 	return 0;
 }
@@ -929,6 +991,7 @@ static void read_loss(struct session *s, struct loss *loss)
 	loss->cut_rule = sums[COUNTER_CUT_RULE];
 	loss->cut_unreadable = sums[COUNTER_CUT_UNREADABLE];
 	loss->cut_depth = sums[COUNTER_CUT_DEPTH];
+	loss->untraced_procs = sums[COUNTER_UNTRACED_PROCS];
 }
 
 static int consume(struct session *s);
@@ -1463,7 +1526,7 @@ static int probe_program(struct session *s, struct proc *p)
 		err = 0;
 	}
 	if (p->hold_exec)
-		target__continue(p->target);
+		holds__release(s->holds, proc_pid(p));
 	return err;
 }
 
@@ -1493,8 +1556,8 @@ static bool proc_verdict(struct session *s, struct proc *p, int err, char *endin
 static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t ending_size)
 {
 	pid_t pid = proc_pid(p);
+	char exe[512];
 	struct heap *heap;
-	size_t len;
 	int err = 0;
 
 	if (p->hold_exec && (err = target__wait_stopped(p->target))) {
@@ -1508,12 +1571,9 @@ static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t 
 		end_proc(s, p, "exited");
 		return true;
 	}
-	len = strlen(p->execs);
-	snprintf(p->execs + len, sizeof(p->execs) - len, " -> ");
-	len = strlen(p->execs);
-	exe_path(pid, p->execs + len, sizeof(p->execs) - len);
-	p->nexecs++;
-	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, p->execs + len);
+	exe_path(pid, exe, sizeof(exe));
+	note_exec(p, exe);
+	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, exe);
 
 	if (s->several) {
 		/* the old program's blocks went with it; the new one has a number of its own */
@@ -1560,7 +1620,7 @@ static bool settle_exec(struct session *s, struct proc *p, char *ending, size_t 
 	p->exec_unsettled = false;
 	err = probe_new_files(s, p);
 	if (p->hold_exec)
-		target__continue(p->target);
+		holds__release(s->holds, proc_pid(p));
 	if (err)
 		exec_verdict(p, err, ending, ending_size);
 	return proc_verdict(s, p, err, ending, ending_size);
@@ -1592,10 +1652,43 @@ static void let_go(struct session *s, pid_t pid)
 	uint32_t key = pid;
 
 	bpf_map__delete_elem(s->skel->maps.traced, &key, sizeof(key), 0);
-	kill(pid, SIGCONT);
+	holds__release(s->holds, pid);
 	if (!s->untraced++)
 		fprintf(stderr, "tracelloc: pid %d is not traced: %d processes are traced at once "
 			"already (the summary counts those left out)\n", pid, MAX_PROCS);
+}
+
+/* a fork's child that is not traced after all: its copy of the parent's
+ * blocks goes, and it is no process of the trace */
+static void drop_child_copy(struct session *s, uint32_t idx)
+{
+	if (!idx)
+		return;
+	heap__drop_tag(s->heap, PROC_TAG(idx), PROC_MASK);
+	processes__ended(s->processes, idx, "untraced");
+}
+
+/* every slot is taken: the new process waits, stopped, until one is free
+ * (a process that exited gives its slot back once its last records are
+ * read); false when no more can wait */
+static bool wait_for_slot(struct session *s, struct proc *parent, pid_t pid, uint32_t idx,
+			  bool shares_vm)
+{
+	struct fork_half *h;
+	size_t i;
+
+	for (i = 0; i < MAX_FORK_HALVES; i++) {
+		h = &s->forks[i];
+		if (h->used)
+			continue;
+		*h = (struct fork_half){
+			.used = true, .complete = true, .child = pid, .idx = idx,
+			.slot = parent ? slot_of(s, parent) : NO_SLOT,
+			.flags = shares_vm ? FORK_SHARES_VM : 0, .since_ns = clock__now_ns(),
+		};
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -1610,9 +1703,10 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	int err;
 
 	if (!p) {
+		if (wait_for_slot(s, parent, pid, idx, shares_vm))
+			return;
 		let_go(s, pid);
-		if (idx)
-			processes__ended(s->processes, idx, "untraced");
+		drop_child_copy(s, idx);
 		return;
 	}
 	/* gone already: its copy of the parent's blocks stays, as it was */
@@ -1620,6 +1714,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 		uint32_t key = pid;
 
 		bpf_map__delete_elem(s->skel->maps.traced, &key, sizeof(key), 0);
+		holds__release(s->holds, pid);
 		if (idx) {
 			processes__set(s->processes, idx, pid, processes__comm(s->processes, idx), NULL);
 			processes__ended(s->processes, idx, "exited");
@@ -1638,6 +1733,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	p->probes_gen = p->unwinder_gen = 0;
 	p->main_exit_told = false;
 	p->nexecs = 0;
+	p->execs_cut = false;
 	exe_path(pid, p->execs, sizeof(p->execs));
 	err = name_proc(s, p, idx);
 	if (!err && s->unwinder)
@@ -1653,7 +1749,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	if (err) {
 		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
 		end_proc(s, p, "untraced");
-		kill(pid, SIGCONT);
+		holds__release(s->holds, pid);
 		return;
 	}
 	if (!parent) {
@@ -1672,7 +1768,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 			err = attach__attach(p->attach);
 	}
 	set_loader(s, p);
-	target__continue(p->target);
+	holds__release(s->holds, pid);
 	/* -v: each child; else its probes are its parent's, told already */
 	if (!err && s->opts.verbose) {
 		char prefix[96];
@@ -1710,7 +1806,7 @@ static void fork_half(struct session *s, struct proc *parent, const struct event
 			free_half = free_half ? free_half : h;
 			continue;
 		}
-		if (h->slot != pend->slot || h->child_own != pend->child_own ||
+		if (h->complete || h->slot != pend->slot || h->child_own != pend->child_own ||
 		    h->parent_seen == (pend->type == EVENT_FORK_PARENT))
 			continue;
 		/* the other half: the child goes on, with its number */
@@ -1766,11 +1862,55 @@ static void expire_fork_halves(struct session *s)
 		if (!h->used || now - h->since_ns < FORK_HALF_WAIT_NS)
 			continue;
 		h->used = false;
-		if (!h->parent_seen)
+		if (h->complete) {
+			/* no slot came free in time */
+			let_go(s, h->child);
+			drop_child_copy(s, h->idx);
+		} else if (!h->parent_seen) {
 			take_new(s, &s->procs[h->slot], h->child, 0, h->flags & FORK_SHARES_VM);
-		else if (h->idx)
-			processes__ended(s->processes, h->idx, "lost");
+		} else {
+			/* the child never came (counted by the BPF side: no room to
+			 * hold it, or its record lost) */
+			drop_child_copy(s, h->idx);
+		}
 	}
+}
+
+/*
+ * Children wait for slots: the slots of processes that exited meanwhile
+ * come free (their last records read first), and go to them in turn. true
+ * when the trace ends there (nothing left to trace).
+ */
+static bool take_waiting(struct session *s, char *ending, size_t ending_size)
+{
+	struct fork_half *h;
+	bool waiting = false, done = false;
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < MAX_FORK_HALVES; i++)
+		waiting |= s->forks[i].used && s->forks[i].complete;
+	if (!waiting)
+		return false;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (p->live && p->target && proc_gone(p)) {
+			unwatch_proc(s, p);
+			done = proc_exited(s, p, ending, ending_size);
+		}
+	}
+	for (i = 0; i < MAX_FORK_HALVES; i++) {
+		h = &s->forks[i];
+		if (!h->used || !h->complete || !free_slot(s))
+			continue;
+		h->used = false;
+		take_new(s, h->slot < MAX_PROCS ? &s->procs[h->slot] : NULL, h->child, h->idx,
+			 h->flags & FORK_SHARES_VM);
+	}
+	/* the last process exited: the end, unless a child took its slot */
+	for (i = 0; i < MAX_PROCS && done; i++)
+		done = !s->procs[i].live;
+	return done;
 }
 
 /*
@@ -1822,7 +1962,7 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 			return true;
 	}
 	expire_fork_halves(s);
-	return false;
+	return take_waiting(s, ending, ending_size);
 }
 
 /* a process exited: its last records first; true when nothing is left to trace */
@@ -2137,54 +2277,13 @@ static void print_summary(struct session *s, const char *ending)
 			(unsigned long long)events__malformed(s->events));
 }
 
-/*
- * The processes the BPF side holds stopped for the daemon (a new child, a
- * program of --comm's name, an exec being probed) when tracing ends: they
- * go on once the programs that would stop them again are gone.
- */
-#define MAX_HELD 256
-
-static size_t held_processes(struct session *s, pid_t *held)
-{
-	struct events_pending pend;
-	uint32_t key, next, slot;
-	size_t n = 0, i;
-	void *prev = NULL;
-
-	if (!s->skel || !s->skel->maps.traced || bpf_map__fd(s->skel->maps.traced) < 0)
-		return 0;
-	while (n < MAX_HELD && !bpf_map__get_next_key(s->skel->maps.traced, prev, &next,
-						      sizeof(next))) {
-		key = next;
-		prev = &key;
-		if (!bpf_map__lookup_elem(s->skel->maps.traced, &key, sizeof(key), &slot,
-					  sizeof(slot), 0) && slot == NO_SLOT)
-			held[n++] = key;
-	}
-	for (i = 0; i < MAX_PROCS && n < MAX_HELD; i++)
-		if (s->procs[i].live && s->procs[i].hold_exec && s->procs[i].exec_unsettled)
-			held[n++] = proc_pid(&s->procs[i]);
-	if (s->events && events__pending(s->events, &pend) && n < MAX_HELD) {
-		if (pend.type == EVENT_COMM_EXEC)
-			held[n++] = (pid_t)(uint32_t)pend.addr;
-		else if (pend.type == EVENT_FORK)
-			held[n++] = (pid_t)pend.child;
-		else if (pend.type == EVENT_EXEC && pend.slot < MAX_PROCS &&
-			 s->procs[pend.slot].live && s->procs[pend.slot].hold_exec)
-			held[n++] = proc_pid(&s->procs[pend.slot]);
-	}
-	/* children waiting for their parent's half of the fork */
-	for (i = 0; i < MAX_FORK_HALVES && n < MAX_HELD; i++)
-		if (s->forks[i].used && !s->forks[i].parent_seen && s->forks[i].child > 0)
-			held[n++] = s->forks[i].child;
-	return n;
-}
-
 static void session_destroy(struct session *s)
 {
-	pid_t held[MAX_HELD];
-	size_t i, nheld = held_processes(s, held);
+	size_t i;
 
+	/* first: nothing is stopped any more, and what is held goes on (closing
+	 * the probes' links below can take seconds) */
+	holds__release_all(s->holds);
 	tui__destroy(s->tui);
 	http__destroy(s->http);
 	filter__destroy(s->filter);
@@ -2201,9 +2300,7 @@ static void session_destroy(struct session *s)
 	events__destroy(s->events);
 	heap__destroy(s->heap);
 	tracelloc_bpf__destroy(s->skel);
-	for (i = 0; i < nheld; i++)
-		if (held[i] > 0)
-			kill(held[i], SIGCONT);
+	holds__destroy(s->holds);
 	/* a launched command that never ran is killed */
 	for (i = 0; i < MAX_PROCS; i++)
 		target__destroy(s->procs[i].target);
@@ -2374,6 +2471,9 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 
 	err = check_system();
+	/* before anything can be stopped for us */
+	if (!err && (err = holds__new(&s.holds)))
+		err = fail(err, "cannot start the guardian of held processes");
 	/* before anything is attached: the live view needs a terminal */
 	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		err = fail(0, "--tui needs a terminal: standard input and output are not one");

@@ -49,8 +49,11 @@ static void make_label(struct process_name *p)
 int processes__add(struct processes *ps, pid_t pid, const char *comm, struct symbolizer *sym)
 {
 	struct process_name *p, *grown;
+	char name[sizeof(p->comm)];
 	size_t cap;
 
+	/* comm may be another process's name in procs, which realloc moves */
+	snprintf(name, sizeof(name), "%s", comm ? comm : "?");
 	if (ps->count >= PROC_MAX) {
 		symbolizer__destroy(sym);
 		return -ENOSPC;
@@ -68,7 +71,7 @@ int processes__add(struct processes *ps, pid_t pid, const char *comm, struct sym
 	p = &ps->procs[ps->count++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
-	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
+	memcpy(p->comm, name, sizeof(p->comm));
 	p->sym = sym;
 	make_label(p);
 	return (int)ps->count;
@@ -89,7 +92,9 @@ int processes__set(struct processes *ps, uint32_t idx, pid_t pid, const char *co
 		return -ENOENT;
 	}
 	p->pid = pid;
-	snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
+	/* comm may be p->comm itself */
+	if (comm != p->comm)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm ? comm : "?");
 	symbolizer__destroy(p->sym);
 	p->sym = sym;
 	make_label(p);
@@ -108,7 +113,12 @@ void processes__ended(struct processes *ps, uint32_t idx, const char *how)
 
 size_t processes__count(const struct processes *ps)
 {
-	return ps->count;
+	size_t i, n = 0;
+
+	/* a fork's child numbered at the fork but let go untraced is none */
+	for (i = 0; i < ps->count; i++)
+		n += !ps->procs[i].ending || strcmp(ps->procs[i].ending, "untraced");
+	return n;
 }
 
 pid_t processes__pid(const struct processes *ps, uint32_t idx)

@@ -7,6 +7,7 @@
 #include "profile.h"
 #include "report.h"
 #include "processes.h"
+#include "text.h"
 #include "tracelloc.h"
 
 #define BOLD(o) ((o)->color ? "\033[1m" : "")
@@ -58,16 +59,23 @@ void report__summary(FILE *out, const struct summary *s)
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
 	if (s->processes)
-		fprintf(out, "==> summary: %zu processes, traced %.2f s, %s\n", s->processes,
-			s->traced_s, s->ending);
+		fprintf(out, "==> summary: %zu processes, traced %.2f s, ", s->processes,
+			s->traced_s);
 	else
-		fprintf(out, "==> summary: pid %d, traced %.2f s, %s\n", s->pid, s->traced_s,
-			s->ending);
-	if (s->untraced_processes)
-		fprintf(out, "    processes not traced: %" PRIu64 " (%d were traced at once already)\n",
-			s->untraced_processes, MAX_PROCS);
-	if (s->execs)
-		fprintf(out, "    exec: %s (the numbers are the last program's)\n", s->execs);
+		fprintf(out, "==> summary: pid %d, traced %.2f s, ", s->pid, s->traced_s);
+	/* the ending may name the target's programs */
+	text__put(out, s->ending);
+	fputc('\n', out);
+	if (s->untraced_processes || s->loss.untraced_procs)
+		fprintf(out, "    processes not traced: %" PRIu64 " (%" PRIu64 " when %d were traced at "
+			"once already, %" PRIu64 " with no room to hold them)\n",
+			s->untraced_processes + s->loss.untraced_procs, s->untraced_processes,
+			MAX_PROCS, s->loss.untraced_procs);
+	if (s->execs) {
+		fputs("    exec: ", out);
+		text__put(out, s->execs);
+		fputs(" (the numbers are the last program's)\n", out);
+	}
 	if (s->sample_bytes)
 		fprintf(out, "    sampling: one sample per %" PRIu64 " bytes on average; the numbers "
 			"below are estimates\n", s->sample_bytes);
@@ -116,21 +124,30 @@ static void print_frame(FILE *out, const struct shown_frame *f, const struct rep
 {
 	const char *module = f->loc ? base_name(f->loc->module) : NULL;
 
-	if (!f->loc)	/* the allocator frame */
-		fprintf(out, "        %18s %s\n", "", f->function);
-	else if (f->inlined)
-		fprintf(out, "        %18s %s[inlined]%s %s", "", DIM(o), RESET(o), f->function);
-	else if (f->loc->symbol)
-		fprintf(out, "        0x%016" PRIx64 " %s+0x%" PRIx64, SYM_ADDR(f->addr), f->function,
-			f->loc->offset);
-	else
-		fprintf(out, "        0x%016" PRIx64 " %s", SYM_ADDR(f->addr), f->function);
-	if (!f->loc)
+	/* every name here is the target's own (symbols, files, its comm): escaped */
+	if (!f->loc) {	/* the allocator frame, or a process or thread frame */
+		fprintf(out, "        %18s ", "");
+		text__put(out, f->function);
+		fputc('\n', out);
 		return;
-	if (module)
-		fprintf(out, " (%s)", module);
-	if (f->file)
-		fprintf(out, " %s:%d", f->file, f->line);
+	}
+	if (f->inlined)
+		fprintf(out, "        %18s %s[inlined]%s ", "", DIM(o), RESET(o));
+	else
+		fprintf(out, "        0x%016" PRIx64 " ", SYM_ADDR(f->addr));
+	text__put(out, f->function);
+	if (!f->inlined && f->loc->symbol)
+		fprintf(out, "+0x%" PRIx64, f->loc->offset);
+	if (module) {
+		fputs(" (", out);
+		text__put(out, module);
+		fputc(')', out);
+	}
+	if (f->file) {
+		fputc(' ', out);
+		text__put(out, f->file);
+		fprintf(out, ":%d", f->line);
+	}
 	fputc('\n', out);
 }
 
@@ -351,9 +368,11 @@ static int print_groups(FILE *out, struct profile *p, const struct report_opts *
 	fprintf(out, "%s==> %zu %s by live bytes%s\n", BOLD(o), n, what, RESET(o));
 	for (i = 0; i < n; i++) {
 		report__human_bytes(lines[i].live_bytes, size, sizeof(size));
-		fprintf(out, "    %s: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
-			" allocation calls\n", lines[i].name, SIZE(o), size, RESET(o),
-			lines[i].live_count, lines[i].calls);
+		fputs("    ", out);
+		text__put(out, lines[i].name);
+		fprintf(out, ": %s%s%s live in %" PRIu64 " allocations, %" PRIu64
+			" allocation calls\n", SIZE(o), size, RESET(o), lines[i].live_count,
+			lines[i].calls);
 	}
 	free(lines);
 	return 0;

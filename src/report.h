@@ -40,6 +40,7 @@ struct loss {
 	uint64_t cut_rule;
 	uint64_t cut_unreadable;
 	uint64_t cut_depth;
+	uint64_t untraced_procs;	/* new processes with no room to be held for tracing */
 };
 
 struct summary {

@@ -383,11 +383,6 @@ int target__wait_stopped(struct target *t)
 	return 0;
 }
 
-int target__continue(struct target *t)
-{
-	return kill(t->pid, SIGCONT) ? -errno : 0;
-}
-
 void target__ending(struct target *t, char *buf, size_t size)
 {
 	int status;

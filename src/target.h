@@ -23,9 +23,8 @@ int target__open(pid_t pid, struct target **out);
  */
 int target__launch(char *const argv[], struct target **out);
 /* the BPF program stopped the target (SIGSTOP) at an exec: waits until it
- * is stopped; target__continue() sends the SIGCONT */
+ * is stopped (holds__release() lets it go) */
 int target__wait_stopped(struct target *t);
-int target__continue(struct target *t);
 /* lets a launched target run (no-op for -p) */
 int target__resume(struct target *t);
 /* the target is gone (after its pidfd polled readable): how it ended, for the summary */

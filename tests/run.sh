@@ -73,6 +73,7 @@ run_pass() {
 	fi
 	run_suite unit "$unit"
 	run_suite integration tests/integration.sh
+	run_suite safety tests/safety.sh
 	run_suite reports tests/reports.sh
 	run_suite svg_browser tests/svg_browser.sh
 	run_suite pprof tests/pprof.sh

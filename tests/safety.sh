@@ -1,0 +1,229 @@
+#!/bin/bash
+# tests/safety.sh - tracelloc never harms the host: whatever ends it, no
+# process it stopped stays stopped; only what it stopped is continued.
+#
+#   tests/safety.sh [REGEX | -l]
+#
+# TL_KILL_ROUNDS sets how many random SIGKILLs each storm takes (20; 5 under
+# the sanitizers, whose slower daemon changes nothing the BPF side does).
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KILL_ROUNDS=${TL_KILL_ROUNDS:-$([ -n "${TL_SANITIZER_LOGS:-}" ] && echo 5 || echo 20)}
+# how long after tracelloc's SIGKILL every stop it made must be gone
+RELEASE_SECS=1.1
+
+# stopped_count PID...: how many of these processes are stopped (state T)
+stopped_count() {
+	local pid n=0
+	for pid in "$@"; do
+		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# describe_stopped PID...: state, pending signals and tracer of each stopped one
+describe_stopped() {
+	local pid
+	for pid in "$@"; do
+		[ "$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)" = T ] || continue
+		echo "pid $pid: $(grep -E '^(SigPnd|ShdPnd|SigBlk|TracerPid)' "/proc/$pid/status" | tr '\t\n' '  ')"
+	done
+}
+
+# pids_named NAME: the processes whose comm is NAME
+pids_named() {
+	pgrep -x "$1" || true
+}
+
+# random_delay LO_MS SPAN_MS: a random number of seconds in [LO, LO + SPAN)
+random_delay() {
+	awk -v lo="$1" -v span="$2" -v r="$RANDOM" 'BEGIN { printf "%.3f\n", (lo + r % span) / 1000 }'
+}
+
+# kill_round NAME DELAY: SIGKILL to the tracelloc started last after DELAY s,
+# then the time its stops have to go
+kill_round() {
+	sleep "$2"
+	kill -KILL "$TL_PID" 2>/dev/null
+	wait_pid "$TL_PID" 10
+	sleep "$RELEASE_SECS"
+}
+
+test_killed_fork_storm() { # --follow-forks -p of a forking parent, SIGKILL at random moments: no child left stopped, the parent never hangs
+	need_target forkstorm || return
+	local i sp delay left total=0 hung=0
+	start_target forkstorm 600 4 || return
+	sp=$TGT_PID
+	for i in $(seq "$KILL_ROUNDS"); do
+		delay=$(random_delay 100 1000)
+		tl_bg k$i -i 0 -t 0 --follow-forks -p "$sp"
+		kill_round k$i "$delay" 2>/dev/null
+		# shellcheck disable=SC2046
+		left=$(stopped_count $(pgrep -P "$sp"))
+		if [ "$left" != 0 ]; then
+			note "round $i, killed after $delay s: $left children stopped"
+			total=$((total + left))
+			pkill -CONT -P "$sp"
+		fi
+		# the parent reaps its children: it must go on forking
+		pgrep -P "$sp" >/dev/null || { sleep 0.2; pgrep -P "$sp" >/dev/null; } || hung=$((hung + 1))
+	done
+	assert_eq "$total" 0 "fork storm: children left stopped after $KILL_ROUNDS SIGKILLs"
+	assert_eq "$hung" 0 "fork storm: rounds after which the parent no longer forked"
+	assert_eq "$(stopped_count "$sp")" 0 "fork storm: the parent is not stopped"
+}
+
+test_killed_exec_chain() { # a launched command through a chain of execs, SIGKILL at random moments: it runs on, never stopped
+	need_target execchain || return
+	local i name="tlx$$" delay left total=0 pids
+	cp "$TB/execchain" "$T_DIR/$name"
+	for i in $(seq "$KILL_ROUNDS"); do
+		delay=$(random_delay 50 800)
+		tl_bg e$i -i 0 -t 0 -- "$T_DIR/$name" 60 2
+		kill_round e$i "$delay" 2>/dev/null
+		pids=$(pids_named "$name")
+		# shellcheck disable=SC2086
+		left=$(stopped_count $pids)
+		if [ "$left" != 0 ]; then
+			note "round $i, killed after $delay s: $left stopped"
+			# shellcheck disable=SC2086
+			note "$(describe_stopped $pids)"
+			total=$((total + left))
+		fi
+		# shellcheck disable=SC2086
+		[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
+	done
+	assert_eq "$total" 0 "exec chain: commands left stopped after $KILL_ROUNDS SIGKILLs"
+}
+
+test_killed_comm_storm() { # --comm NAME while processes of that name start every 20 ms, SIGKILL at random moments: none left stopped
+	need_target sleeper || return
+	local i name="tlc$$" delay left total=0 loop
+	cp "$TB/sleeper" "$T_DIR/$name"
+	(
+		for _ in $(seq 3000); do
+			"$T_DIR/$name" 0.2 </dev/null >/dev/null 2>&1 &
+			sleep 0.02
+		done
+	) &
+	loop=$!
+	register_pid "$loop"
+	for i in $(seq "$KILL_ROUNDS"); do
+		delay=$(random_delay 100 1000)
+		tl_bg c$i -i 0 -t 0 --comm "$name"
+		kill_round c$i "$delay" 2>/dev/null
+		# shellcheck disable=SC2046
+		left=$(stopped_count $(pids_named "$name"))
+		if [ "$left" != 0 ]; then
+			note "round $i, killed after $delay s: $left stopped"
+			total=$((total + left))
+			pkill -CONT -x "$name"
+		fi
+	done
+	kill "$loop" 2>/dev/null
+	pkill -KILL -x "$name"
+	assert_eq "$total" 0 "--comm storm: processes left stopped after $KILL_ROUNDS SIGKILLs"
+}
+
+test_sigint_comm_storm() { # a clean SIGINT while processes of --comm's name start: every one held goes on
+	need_target sleeper || return
+	local i name="tli$$" left total=0 loop
+	cp "$TB/sleeper" "$T_DIR/$name"
+	(
+		for _ in $(seq 1000); do
+			"$T_DIR/$name" 0.2 </dev/null >/dev/null 2>&1 &
+			sleep 0.01
+		done
+	) &
+	loop=$!
+	register_pid "$loop"
+	for i in 1 2 3; do
+		tl_bg s$i -i 0 -t 0 --comm "$name"
+		wait_for_grep "$T_DIR/s$i.err" "^tracelloc: tracing processes called $name" 10 || fail "--comm: not started"
+		sleep 0.5
+		kill -INT "$TL_PID"
+		wait_pid "$TL_PID" 20
+		assert_eq "$WAIT_RC" 0 "SIGINT round $i: tracelloc exit status"
+		sleep 0.3
+		# shellcheck disable=SC2046
+		left=$(stopped_count $(pids_named "$name"))
+		total=$((total + left))
+		pkill -CONT -x "$name"
+	done
+	kill "$loop" 2>/dev/null
+	pkill -KILL -x "$name"
+	assert_eq "$total" 0 "--comm storm: processes left stopped after a clean SIGINT"
+}
+
+test_sighup() { # SIGHUP (a dropped ssh session) ends the trace as SIGTERM does: summary, output file, exit 0
+	need_target sleeper || return
+	start_target sleeper 20 || return
+	tl_bg h -i 0 -p "$TGT_PID" -f "$T_DIR/h.fg"
+	wait_for_grep "$T_DIR/h.err" "attached to pid $TGT_PID" 20 "$TL_PID" || { fail "SIGHUP: no attach"; return; }
+	sleep 0.3
+	kill -HUP "$TL_PID"
+	wait_pid "$TL_PID" 20
+	assert_eq "$WAIT_RC" 0 "SIGHUP: tracelloc exit status"
+	assert_grep "$T_DIR/h.out" '^==> summary: pid [0-9]+, traced .*, interrupted$' "SIGHUP: the summary"
+	assert_file "$T_DIR/h.fg" "SIGHUP: the folded file"
+	pid_alive "$TGT_PID" || fail "SIGHUP: the target died"
+}
+
+test_parent_stops_child() { # a parent that stops its child on purpose (--follow-forks): the child stays stopped
+	need_target stopper || return
+	tl_run s -i 0 -t 0 --follow-forks -- "$TB/stopper" 3
+	assert_eq "$TL_RC" 0 "stopper: tracelloc exit status"
+	assert_grep "$T_DIR/s.out" '^ran 0$' "stopper: a child its parent stopped did not run"
+	assert_grep "$T_DIR/s.out" '^==> summary: .* target exited with status 0' "stopper: the target's own check"
+}
+
+test_guardian_gone() { # no guardian process is left once tracelloc has ended, cleanly or killed
+	need_target sleeper || return
+	local g
+	start_target sleeper 20 || return
+	tl_bg g -i 0 -p "$TGT_PID"
+	wait_for_grep "$T_DIR/g.err" "attached to pid $TGT_PID" 20 "$TL_PID" || { fail "guardian: no attach"; return; }
+	g=$(pgrep -P "$TL_PID" -x tracelloc-guard)
+	assert_match "$g" '^[0-9]+$' "guardian: a tracelloc-guard child while tracing"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 20
+	pid_alive "$g" && fail "guardian: still there after a clean end"
+	tl_bg g2 -i 0 -p "$TGT_PID"
+	wait_for_grep "$T_DIR/g2.err" "attached to pid $TGT_PID" 20 "$TL_PID" || { fail "guardian: no attach"; return; }
+	g=$(pgrep -P "$TL_PID" -x tracelloc-guard)
+	kill -KILL "$TL_PID"
+	wait_pid "$TL_PID" 20
+	sleep 1.5
+	pid_alive "$g" && fail "guardian: still there 1.5 s after tracelloc was killed"
+	pid_alive "$TGT_PID" || fail "guardian: the target died"
+}
+
+test_fork_storm_counted() { # 9 children alive at once, more than 64 over the run: each traced exactly once, no phantom process, nothing uncounted
+	need_target forkstorm || return
+	local n
+	tl_run f -i 0 -t 0 --follow-forks -f "$T_DIR/f.fg" -m count -- "$TB/forkstorm" 1 9
+	assert_eq "$TL_RC" 0 "fork storm: tracelloc exit status"
+	n=$(sed -n 's/^forked \([0-9]*\)$/\1/p' "$T_DIR/f.out")
+	assert_int_ge "$n" 20 "fork storm: children forked"
+	assert_grep "$T_DIR/f.out" "^==> summary: $((n + 1)) processes, traced .*target exited with status 0" \
+		"fork storm: every child a process of the trace, the parent too"
+	assert_no_grep "$T_DIR/f.out" 'processes not traced' "fork storm: none left out"
+	assert_eq "$(fold_sum "$T_DIR/f.fg" site_storm_child)" "$n" "fork storm: one call in each child"
+	assert_no_grep "$T_DIR/f.fg" 'pid \?' "fork storm: no process without a pid"
+}
+
+test_hostile_names() { # comm and thread names with escape sequences and a newline: the text report shows them escaped, never raw
+	need_target hostile || return
+	tl_run h -i 0 --per-thread --follow-forks -- "$TB/hostile"
+	assert_eq "$TL_RC" 0 "hostile names: tracelloc exit status"
+	if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T_DIR/h.out" "$T_DIR/h.err"; then
+		fail "hostile names: a control character reached the report raw"
+		LC_ALL=C grep -n $'[\x01-\x08\x0b-\x1f\x7f]' "$T_DIR/h.out" "$T_DIR/h.err" | cat -v | head -3
+	fi
+	assert_grep "$T_DIR/h.out" '^ +thread \\x1b\]0;pwned\\x07$' "hostile names: the main thread's name, escaped"
+	assert_grep "$T_DIR/h.out" 'x\\x0a\\x1b\[2Jy' "hostile names: the thread name, escaped, on one line"
+	assert_grep "$T_DIR/h.out" 'site_hostile_thread' "hostile names: the thread's stack is reported"
+}
+
+run_suite_tests "$0" safety "${1:-}"

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* holds.c's decision to continue a held process, and text.c's escaping */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "holds.h"
+#include "processes.h"
+#include "test.h"
+#include "text.h"
+#include "tracelloc.h"
+
+static const char *status(char *buf, size_t size, char state, const char *sigpnd,
+			  const char *shdpnd)
+{
+	snprintf(buf, size, "Name:\tx\nState:\t%c (whatever)\nTgid:\t1\nSigQ:\t0/1\n"
+		 "SigPnd:\t%s\nShdPnd:\t%s\nSigBlk:\t0000000000000000\n", state, sigpnd, shdpnd);
+	return buf;
+}
+
+TEST(holds_continue_only_our_stop)
+{
+	char buf[512];
+
+	/* stopped by us alone: continued */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'T', "0000000000000000",
+						"0000000000000000"), 0), 1, "our stop");
+	/* our SIGSTOP not taken yet: SIGCONT takes it back */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'R', "0000000000000000",
+						"0000000000040000"), 0), 1, "ours still pending");
+	/* stopped, and a parent's SIGSTOP (bit 18) or a ^Z (SIGTSTP, bit 19) came since */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'T', "0000000000000000",
+						"0000000000040000"), 0), 0, "another's SIGSTOP");
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'T', "0000000000080000",
+						"0000000000000000"), 0), 0, "a SIGTSTP to the thread");
+	/* another signal pending (SIGUSR1, bit 9) is no stop */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'T', "0000000000000200",
+						"0000000000000000"), 0), 1, "SIGUSR1 pending");
+	/* the BPF side saw a stop pending at ours: not ours alone */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'T', "0000000000000000",
+						"0000000000000000"), HELD_OTHER_STOP), 0,
+		  "a stop pending when we stopped it");
+	/* gone */
+	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'Z', "0000000000000000",
+						"0000000000000000"), 0), 0, "a zombie");
+	ASSERT_EQ(holds__should_continue("", 0), 0, "no status");
+}
+
+TEST(text_escapes_what_a_terminal_obeys)
+{
+	char buf[128];
+
+	ASSERT_STREQ(text__escape("main", buf, sizeof(buf)), "main", "plain");
+	ASSERT_STREQ(text__escape("operator new(unsigned long)", buf, sizeof(buf)),
+		     "operator new(unsigned long)", "C++");
+	ASSERT_STREQ(text__escape("\033]0;pwned\007", buf, sizeof(buf)), "\\x1b]0;pwned\\x07",
+		     "a title change");
+	ASSERT_STREQ(text__escape("a\033[2Jb", buf, sizeof(buf)), "a\\x1b[2Jb", "clear screen");
+	ASSERT_STREQ(text__escape("two\nlines\r", buf, sizeof(buf)), "two\\x0alines\\x0d",
+		     "a newline would split a report line");
+	ASSERT_STREQ(text__escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x8d", buf, sizeof(buf)),
+		     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x8d", "valid UTF-8 stays");
+	ASSERT_STREQ(text__escape("\xc2\x9b" "2J", buf, sizeof(buf)), "\\xc2\\x9b2J",
+		     "a C1 control (CSI)");
+	ASSERT_STREQ(text__escape("bad\xff\xc3", buf, sizeof(buf)), "bad\\xff\\xc3",
+		     "invalid UTF-8");
+	ASSERT_STREQ(text__escape("\xc0\xaf\xed\xa0\x80", buf, sizeof(buf)),
+		     "\\xc0\\xaf\\xed\\xa0\\x80", "overlong and surrogate forms");
+	ASSERT_STREQ(text__escape("\x7f", buf, sizeof(buf)), "\\x7f", "DEL");
+	/* idempotent: an escaped name escapes to itself */
+	ASSERT_STREQ(text__escape("\\x1b", buf, sizeof(buf)), "\\x1b", "escaped already");
+	/* cut short at whole pieces */
+	ASSERT_STREQ(text__escape("ab\033cd", buf, 6), "ab", "no half escape");
+	ASSERT_STREQ(text__escape("\xc3\xa9\xc3\xa9", buf, 4), "\xc3\xa9", "no half character");
+	ASSERT_STREQ(text__escape(NULL, buf, sizeof(buf)), "", "NULL");
+}
+
+TEST(processes_add_own_comm)
+{
+	struct processes *ps = processes__new();
+	int i, idx = 0;
+
+	ASSERT_OK_PTR(ps, "processes__new");
+	processes__add(ps, 1, "parent", NULL);
+	/* a fork's child named after its parent, while the array grows under it */
+	for (i = 0; i < 100; i++)
+		idx = processes__add(ps, 0, processes__comm(ps, 1), NULL);
+	ASSERT_STREQ(processes__comm(ps, idx), "parent", "the parent's name, copied");
+	processes__set(ps, idx, 42, processes__comm(ps, idx), NULL);
+	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(idx)), "pid 42 (parent)",
+		     "set with its own name");
+	processes__destroy(ps);
+}
