@@ -128,7 +128,10 @@ struct site {
 
 struct object {
 	char *name;		/* path as the target maps it */
-	char *open_path;	/* /proc/PID/map_files/..., valid while it is mapped */
+	/* /proc/self/fd/FD of our own fd of the file, opened safely: the kernel
+	 * puts the probes on that very file, whatever the name leads to now */
+	char *open_path;
+	int fd;
 	int sites[LIB__COUNT];	/* allocator functions probed in it, by family */
 };
 
@@ -192,6 +195,8 @@ void attach__destroy(struct attach *a)
 	for (i = 0; i < a->nobjects; i++) {
 		free(a->objects[i].name);
 		free(a->objects[i].open_path);
+		if (a->objects[i].fd >= 0)
+			close(a->objects[i].fd);
 	}
 	free(a->objects);
 	free(a->seen);
@@ -407,19 +412,26 @@ static bool is_library(const struct elf_scan *scan, enum library lib)
 	}
 }
 
-static int add_object(struct attach *a, const char *name, const char *open_path)
+static int add_object(struct attach *a, const char *name, int fd)
 {
 	struct object *grown = realloc(a->objects, (a->nobjects + 1) * sizeof(*grown));
+	struct object *o;
+	char open_path[64];
 
 	if (!grown)
 		return -ENOMEM;
 	a->objects = grown;
-	grown[a->nobjects].name = strdup(name);
-	grown[a->nobjects].open_path = strdup(open_path);
-	memset(grown[a->nobjects].sites, 0, sizeof(grown[a->nobjects].sites));
-	if (!grown[a->nobjects].name || !grown[a->nobjects].open_path)
-		return -ENOMEM;
+	o = &grown[a->nobjects];
+	memset(o, 0, sizeof(*o));
+	o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (o->fd < 0)
+		return -errno;
+	snprintf(open_path, sizeof(open_path), "/proc/self/fd/%d", o->fd);
+	o->name = strdup(name);
+	o->open_path = strdup(open_path);
 	a->nobjects++;
+	if (!o->name || !o->open_path)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -456,13 +468,11 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
 {
 	struct elf_scan scan;
-	char open_path[128];
 	bool any = false;
 	size_t j;
 	Elf *elf;
 	int fd, err;
 
-	maps__file_path(a->pid, m, open_path, sizeof(open_path));
 	fd = maps__open(a->pid, m);
 	if (fd == -ESTALE)
 		return 0;	/* remapped meanwhile: not the object the maps named */
@@ -494,7 +504,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 			goto out;
 		}
 		if (!any) {
-			err = add_object(a, m->path, open_path);
+			err = add_object(a, m->path, fd);
 			if (err)
 				goto out;
 			any = true;

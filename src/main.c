@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -210,6 +211,7 @@ static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frame
 static int watch_proc(struct session *s, struct proc *p);
 static void unwatch_proc(struct session *s, struct proc *p);
 static bool proc_exited(struct session *s, struct proc *p, char *ending, size_t ending_size);
+static bool nothing_left(struct session *s, char *ending, size_t ending_size);
 
 static pid_t proc_pid(const struct proc *p)
 {
@@ -1749,7 +1751,9 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	if (err) {
 		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
 		end_proc(s, p, "untraced");
+		drop_child_copy(s, idx);
 		holds__release(s->holds, pid);
+		s->untraced++;
 		return;
 	}
 	if (!parent) {
@@ -1877,28 +1881,39 @@ static void expire_fork_halves(struct session *s)
 }
 
 /*
- * Children wait for slots: the slots of processes that exited meanwhile
- * come free (their last records read first), and go to them in turn. true
- * when the trace ends there (nothing left to trace).
+ * Processes that exited: their last records read, then their slots free.
+ * A record that needs handling first (a fork, an exec) may stand before
+ * a process's last records: then it waits for the next round. true when
+ * nothing is left to trace.
  */
-static bool take_waiting(struct session *s, char *ending, size_t ending_size)
+static bool reap_exited(struct session *s, char *ending, size_t ending_size)
 {
-	struct fork_half *h;
-	bool waiting = false, done = false;
+	struct events_pending pend;
+	bool done = false;
 	struct proc *p;
 	size_t i;
 
-	for (i = 0; i < MAX_FORK_HALVES; i++)
-		waiting |= s->forks[i].used && s->forks[i].complete;
-	if (!waiting)
-		return false;
 	for (i = 0; i < MAX_PROCS; i++) {
 		p = &s->procs[i];
-		if (p->live && p->target && proc_gone(p)) {
-			unwatch_proc(s, p);
-			done = proc_exited(s, p, ending, ending_size);
-		}
+		if (!p->live || !p->target || !proc_gone(p))
+			continue;
+		consume(s);
+		if (events__pending(s->events, &pend))
+			return false;
+		unwatch_proc(s, p);
+		done = proc_exited(s, p, ending, ending_size);
 	}
+	return done;
+}
+
+/* children that waited for a slot get the slots that came free; true
+ * when one did */
+static bool take_waiting(struct session *s)
+{
+	struct fork_half *h;
+	bool took = false;
+	size_t i;
+
 	for (i = 0; i < MAX_FORK_HALVES; i++) {
 		h = &s->forks[i];
 		if (!h->used || !h->complete || !free_slot(s))
@@ -1906,11 +1921,9 @@ static bool take_waiting(struct session *s, char *ending, size_t ending_size)
 		h->used = false;
 		take_new(s, h->slot < MAX_PROCS ? &s->procs[h->slot] : NULL, h->child, h->idx,
 			 h->flags & FORK_SHARES_VM);
+		took = true;
 	}
-	/* the last process exited: the end, unless a child took its slot */
-	for (i = 0; i < MAX_PROCS && done; i++)
-		done = !s->procs[i].live;
-	return done;
+	return took;
 }
 
 /*
@@ -1923,6 +1936,7 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 	struct events_pending pend;
 	struct proc *p;
 	char exe[256];
+	bool done;
 	size_t i;
 
 	while (events__pending(s->events, &pend)) {
@@ -1962,14 +1976,32 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 			return true;
 	}
 	expire_fork_halves(s);
-	return take_waiting(s, ending, ending_size);
+	done = reap_exited(s, ending, ending_size);
+	/* the last process exited: the end, unless a child took its slot */
+	if (take_waiting(s))
+		done = nothing_left(s, ending, ending_size);
+	return done;
+}
+
+/* several processes: none is traced any more (ending says so); --comm
+ * waits for the next one */
+static bool nothing_left(struct session *s, char *ending, size_t ending_size)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		if (s->procs[i].live)
+			return false;
+	if (s->opts.comm)
+		return false;
+	snprintf(ending, ending_size, "%s%sall traced processes exited", s->first_ending,
+		 s->first_ending[0] ? "; " : "");
+	return true;
 }
 
 /* a process exited: its last records first; true when nothing is left to trace */
 static bool proc_exited(struct session *s, struct proc *p, char *ending, size_t ending_size)
 {
-	size_t i;
-
 	consume(s);
 	if (!s->several) {
 		target__ending(p->target, ending, ending_size);
@@ -1979,15 +2011,7 @@ static bool proc_exited(struct session *s, struct proc *p, char *ending, size_t 
 		target__ending(p->target, s->first_ending, sizeof(s->first_ending));
 	if (p->live)
 		end_proc(s, p, "exited");
-	for (i = 0; i < MAX_PROCS; i++)
-		if (s->procs[i].live)
-			return false;
-	/* --comm waits for the next one */
-	if (s->opts.comm)
-		return false;
-	snprintf(ending, ending_size, "%s%sall traced processes exited", s->first_ending,
-		 s->first_ending[0] ? "; " : "");
-	return true;
+	return nothing_left(s, ending, ending_size);
 }
 
 static void update_rate(struct session *s)
@@ -2141,14 +2165,9 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 			int fd = evs[j].data.fd;
 
 			if (data & PIDFD_TAG) {
-				struct proc *p = &s->procs[(uint32_t)data % MAX_PROCS];
-
-				/* an exec or a fork may wait in the rings before the exit */
+				/* an exec or a fork may wait in the rings before the
+				 * exit: handled first, then the exit (reap_exited) */
 				done = handle_pending(s, ending, ending_size);
-				if (!done && p->target && proc_gone(p)) {
-					unwatch_proc(s, p);
-					done = proc_exited(s, p, ending, ending_size);
-				}
 			} else if (fd == events__fd(s->events)) {
 				err = consume(s);
 				if (err) {
@@ -2441,6 +2460,18 @@ static int finish(struct session *s, const char *ending)
 	return write_outputs(s);
 }
 
+/* each traced process holds tens of descriptors (a link per probe, its
+ * files): the soft limit (often 1024) goes up to the hard one */
+static void raise_fd_limit(void)
+{
+	struct rlimit lim;
+
+	if (!getrlimit(RLIMIT_NOFILE, &lim) && lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &lim);
+	}
+}
+
 /* fds 0-2 open, so that no file tracelloc opens is taken for standard output */
 static void hold_std_fds(void)
 {
@@ -2459,6 +2490,7 @@ int main(int argc, char **argv)
 	int err;
 
 	hold_std_fds();
+	raise_fd_limit();
 	/* blocks of a MiB and more straight from mmap, always: growing one moves
 	 * its pages instead of copying them, and a writer's array of a million
 	 * rows then grows without a stall (glibc would raise the threshold to
@@ -2471,9 +2503,6 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 
 	err = check_system();
-	/* before anything can be stopped for us */
-	if (!err && (err = holds__new(&s.holds)))
-		err = fail(err, "cannot start the guardian of held processes");
 	/* before anything is attached: the live view needs a terminal */
 	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		err = fail(0, "--tui needs a terminal: standard input and output are not one");
@@ -2487,6 +2516,11 @@ int main(int argc, char **argv)
 		err = fail(-errno, "cannot set up signal handling");
 	if (!err)
 		err = open_targets(&s);
+	/* before anything can be stopped for us (a launched command is held by
+	 * ptrace until then, which dies with us); after the command, so that it
+	 * has the pid it would have had */
+	if (!err && (err = holds__new(&s.holds)))
+		err = fail(err, "cannot start the guardian of held processes");
 	if (!err) {
 		warm_heap();
 		err = open_bpf(&s);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "maps.h"
+#include "safeopen.h"
 
 static int add_line(struct maps *maps, const char *line, size_t *cap)
 {
@@ -194,28 +195,32 @@ const struct mapping *maps__find(const struct maps *maps, uint64_t addr)
 	return NULL;
 }
 
-void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size)
-{
-	char dir[64];
-
-	/* map_files is the process's own, and gone with its main thread: then
-	 * the file by its name, in the root of a thread that still runs */
-	if (!maps__task_dir(pid, dir, sizeof(dir)) && strchr(dir + 6, '/') && m->path)
-		snprintf(buf, size, "%s/root%s", dir, m->path);
-	else
-		snprintf(buf, size, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
-}
-
 int maps__open(pid_t pid, const struct mapping *m)
 {
-	char path[128];
+	char dir[64], path[128];
 	struct stat st;
-	int fd;
+	int fd, root;
 
-	maps__file_path(pid, m, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!maps__task_dir(pid, dir, sizeof(dir)) && strchr(dir + 6, '/') && m->path) {
+		/* map_files is the process's own, and gone with its main thread:
+		 * then the file by its name, inside the root of a thread that
+		 * still runs */
+		snprintf(path, sizeof(path), "%s/root", dir);
+		root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return -errno;
+		fd = safeopen__in_root(root, m->path);
+		close(root);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
+			 m->end);
+		fd = safeopen__link(path);
+	}
+	/* no regular file there now: not the one that was mapped */
+	if (fd == -EINVAL)
+		return -ESTALE;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* the range may have been remapped since the maps were read */
 	if (fstat(fd, &st) || st.st_ino != m->inode || major(st.st_dev) != m->dev_major ||
 	    minor(st.st_dev) != m->dev_minor) {

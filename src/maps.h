@@ -39,13 +39,11 @@ int maps__parse(const char *text, struct maps *maps);
 void maps__clear(struct maps *maps);
 /* the mapping that holds addr, or NULL */
 const struct mapping *maps__find(const struct maps *maps, uint64_t addr);
-/* a path through which the daemon can open the file of a mapping in the target's
- * mount namespace: /proc/PID/map_files/START-END, or the file's name under
- * the root of a live thread once the main thread has exited */
-void maps__file_path(pid_t pid, const struct mapping *m, char *buf, size_t size);
-/* opens the file of a mapping through that path, and checks that it is the
- * file the maps named (device and inode): an fd, or negative errno (-ESTALE
- * when the range now maps something else) */
+/* opens the file of a mapping, in the target's mount namespace, never
+ * blocking (see safeopen.h): through /proc/PID/map_files/START-END, or by
+ * its name inside the root of a live thread once the main thread has
+ * exited; and checks that it is the file the maps named (device and inode):
+ * an fd, or negative errno (-ESTALE when the range now maps something else) */
 int maps__open(pid_t pid, const struct mapping *m);
 
 #endif

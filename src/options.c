@@ -153,9 +153,11 @@ static int parse_seconds(const char *arg, const char *flag, double min, double *
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < min || v > 1e9)
-		return bad("invalid %s '%s': expected a number of seconds%s", flag, arg,
-			   min > 0 ? " above 0" : "");
+	if (errno || end == arg || *end || !isfinite(v))
+		return bad("invalid --%s '%s': expected a number of seconds", flag, arg);
+	/* past 1e9 s (31 years) a timer overflows */
+	if (v < min || v > 1e9)
+		return bad("invalid --%s '%s': expected %g to 1000000000 seconds", flag, arg, min);
 	*out = v;
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +14,11 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "clock.h"
 #include "maps.h"
+#include "safeopen.h"
 #include "symbolize.h"
 #include "table.h"
 
@@ -82,6 +85,7 @@ struct module_file {
 	off_t size;
 	struct timespec mtime;
 	bool changed;
+	int root_fd;		/* the target's root (the symbolizer's): its debug files */
 };
 
 static uint64_t hash_string(const char *str)
@@ -133,6 +137,97 @@ static const char *intern_demangled(struct symbolizer *s, const char *name)
 	return result;
 }
 
+/* the debug file open as fd is the one for mod: the same build-id, or
+ * (without one) the CRC its .gnu_debuglink asks for */
+static bool debug_file_fits(Dwfl_Module *mod, int fd, GElf_Word crc)
+{
+	const unsigned char *want;
+	const void *got;
+	unsigned char buf[65536];
+	GElf_Addr vaddr;
+	int nwant, ngot;
+	uLong sum = crc32(0, NULL, 0);
+	ssize_t n;
+	bool fits;
+	Elf *elf;
+
+	nwant = dwfl_module_build_id(mod, &want, &vaddr);
+	if (nwant > 0) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (!elf)
+			return false;
+		ngot = dwelf_elf_gnu_build_id(elf, &got);
+		fits = ngot == nwant && !memcmp(got, want, nwant);
+		elf_end(elf);
+		return fits;
+	}
+	for (off_t at = 0; (n = pread(fd, buf, sizeof(buf), at)) > 0; at += n)
+		sum = crc32(sum, buf, (uInt)n);
+	return n == 0 && (GElf_Word)sum == crc;
+}
+
+/*
+ * The target's own debug files, inside its root: by build-id under its
+ * /usr/lib/debug, and by the .gnu_debuglink name beside the binary, in
+ * .debug/ there, and under /usr/lib/debug. Every path is resolved in the
+ * target's root and only a regular file is read (safeopen.h).
+ */
+static int find_in_root(Dwfl_Module *mod, int root_fd, const char *path, const char *debuglink,
+			GElf_Word crc, char **found)
+{
+	char dir[PATH_MAX], hex[2 * 64 + 1];
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int nid, i, fd, n = 0;
+	char candidates[4][PATH_MAX + 64];
+	const char *slash = strrchr(path, '/');
+
+	nid = dwfl_module_build_id(mod, &id, &vaddr);
+	if (nid > 1 && nid <= 64) {
+		for (i = 0; i < nid; i++)
+			snprintf(hex + 2 * i, 3, "%02x", id[i]);
+		snprintf(candidates[n++], sizeof(candidates[0]), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 hex, hex + 2);
+	}
+	if (debuglink && slash && !strchr(debuglink, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		snprintf(candidates[n++], sizeof(candidates[0]), "%s/%s", dir, debuglink);
+		snprintf(candidates[n++], sizeof(candidates[0]), "%s/.debug/%s", dir, debuglink);
+		snprintf(candidates[n++], sizeof(candidates[0]), "/usr/lib/debug%s/%s", dir, debuglink);
+	}
+	for (i = 0; i < n; i++) {
+		fd = safeopen__in_root(root_fd, candidates[i]);
+		if (fd < 0)
+			continue;
+		if (debug_file_fits(mod, fd, crc)) {
+			*found = strdup(candidates[i]);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink,
+			  GElf_Word crc, char **found)
+{
+	struct module_file *file = *userdata;
+	int fd;
+
+	/* the host's own /usr/lib/debug and debuginfod: no file name, so that
+	 * libdw opens nothing by a path of the target's */
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, NULL, debuglink, crc,
+					  found);
+	if (fd >= 0 || !file || file->root_fd < 0 || !modname || modname[0] != '/')
+		return fd;
+	/* the alternate (dwz) file, asked for with the debug file's name: on
+	 * the host only (libdw checks nothing of what is handed back for it) */
+	if (file_name && strcmp(file_name, modname))
+		return -1;
+	return find_in_root(mod, file->root_fd, modname, debuglink, crc, found);
+}
+
 struct symbolizer *symbolizer__new(pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -146,13 +241,11 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		strcat(path, "/root");
 		s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	/* debug files are looked for beside the binary, in /usr/lib/debug
-	 * (by build-id too) and in the target's own /usr/lib/debug */
-	snprintf(path, sizeof(path), ":.debug:/usr/lib/debug:/proc/self/fd/%d/usr/lib/debug",
-		 s->root_fd);
-	s->debuginfo_path = strdup(path);
+	/* libdw looks only in the host's /usr/lib/debug (and asks debuginfod);
+	 * the target's own debug files are ours to find (find_debuginfo) */
+	s->debuginfo_path = strdup("/usr/lib/debug");
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = find_debuginfo;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 	s->dwfl = dwfl_begin(&s->callbacks);
 	s->layers[0] = s->dwfl;
@@ -245,10 +338,10 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 	return first;
 }
 
-/* reports the ELF file open as fd, mapped from base; takes fd. file_name is
- * where libdw looks for its .gnu_debuglink file (the fuzzer calls this too) */
-static void report_file(Dwfl *dwfl, const char *name, const char *file_name, int fd,
-			uint64_t base)
+/* reports the ELF file open as fd, mapped from base; takes fd. root_fd:
+ * where its debug files are looked for, -1 for nowhere but the host's
+ * (the fuzzer calls this too) */
+static void report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint64_t base)
 {
 	struct module_file *file = calloc(1, sizeof(*file));
 	Dwfl_Module *mod = NULL;
@@ -258,12 +351,13 @@ static void report_file(Dwfl *dwfl, const char *name, const char *file_name, int
 	if (!file)
 		goto fail;
 	file->fd = -1;
+	file->root_fd = root_fd;
 	if (fstat(fd, &st) || (file->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		goto fail;
 	file->size = st.st_size;
 	file->mtime = st.st_mtim;
 	/* libdw owns fd once it made a module of it */
-	mod = dwfl_report_elf(dwfl, name, file_name, fd, base, false);
+	mod = dwfl_report_elf(dwfl, name, name, fd, base, false);
 	if (!mod)
 		goto fail;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -303,7 +397,6 @@ static bool file_changed(Dwfl_Module *mod)
 static void report_mapping(struct symbolizer *s, Dwfl *dwfl, const struct mapping *m,
 			   const struct mapping *first)
 {
-	char file_name[4096];
 	int fd;
 
 	if (dwfl_addrmodule(dwfl, m->start))
@@ -311,9 +404,7 @@ static void report_mapping(struct symbolizer *s, Dwfl *dwfl, const struct mappin
 	fd = maps__open(s->pid, first);
 	if (fd < 0)
 		return;
-	/* in the target's root */
-	snprintf(file_name, sizeof(file_name), "/proc/self/fd/%d%s", s->root_fd, m->path);
-	report_file(dwfl, m->path, file_name, fd, first->start);
+	report_file(dwfl, m->path, s->root_fd, fd, first->start);
 }
 
 static uint32_t generation(const struct symbolizer *s)

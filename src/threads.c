@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,29 @@ struct threads {
 	uint32_t count;
 	uint32_t cap;
 	struct table *of_tid;		/* tid -> uint32_t name id */
+	struct table *of_name;		/* hash of the name -> uint32_t name id */
 };
 
+/* FNV-1a, odd: a table key is never 0 */
+static uint64_t hash_name(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+	return h | 1;
+}
+
+/* a pool of 80,000 threads, each with a name of its own, is found by
+ * hash, not by a scan of every name (a scan per record lost records) */
 static int add_name(struct threads *t, const char *bare, size_t len, uint32_t *id)
 {
-	uint32_t i;
+	uint64_t key = hash_name(bare, len);
+	uint32_t *slot;
+	bool existed;
 
-	for (i = 0; i < t->count; i++) {
-		if (strlen(t->names[i].bare) == len && !memcmp(t->names[i].bare, bare, len)) {
-			*id = i;
-			return 0;
-		}
-	}
+	/* room first: a key in of_name always names an id that exists */
 	if (t->count == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 16;
 		struct name *grown = realloc(t->names, cap * sizeof(*grown));
@@ -40,6 +52,18 @@ static int add_name(struct threads *t, const char *bare, size_t len, uint32_t *i
 		t->names = grown;
 		t->cap = cap;
 	}
+	for (;; key += 2) {	/* a (rare) collision: the next odd key */
+		slot = table__upsert(t->of_name, key, &existed);
+		if (!slot)
+			return -ENOMEM;
+		if (!existed)
+			break;
+		if (strlen(t->names[*slot].bare) == len && !memcmp(t->names[*slot].bare, bare, len)) {
+			*id = *slot;
+			return 0;
+		}
+	}
+	*slot = t->count;
 	memcpy(t->names[t->count].bare, bare, len);
 	t->names[t->count].bare[len] = '\0';
 	snprintf(t->names[t->count].label, sizeof(t->names[t->count].label), "thread %s",
@@ -56,7 +80,8 @@ struct threads *threads__new(void)
 	if (!t)
 		return NULL;
 	t->of_tid = table__new(sizeof(uint32_t));
-	if (!t->of_tid || add_name(t, "[unnamed]", 9, &id)) {
+	t->of_name = table__new(sizeof(uint32_t));
+	if (!t->of_tid || !t->of_name || add_name(t, "[unnamed]", 9, &id)) {
 		threads__destroy(t);
 		return NULL;
 	}
@@ -68,6 +93,7 @@ void threads__destroy(struct threads *t)
 	if (!t)
 		return;
 	table__destroy(t->of_tid);
+	table__destroy(t->of_name);
 	free(t->names);
 	free(t);
 }

@@ -2,6 +2,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,24 @@ struct tui {
 };
 
 /* the cycle of s */
+
+/* a line of the screen, cut at its width: a narrow terminal never wraps a
+ * line onto the next one */
+static void put_line(int y, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put_line(int y, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int cols = getmaxx(stdscr);
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (cols > 0)
+		mvaddnstr(y, 0, buf, cols);
+}
+
 static const enum report_sort sorts[] = {
 	SORT_LIVE_BYTES, SORT_ALLOC_CALLS, SORT_LIVE_COUNT, SORT_GROWTH, SORT_PEAK, SORT_SHORT_LIVED,
 };
@@ -246,7 +265,7 @@ static void age(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%.0fh", s / 3600);
 }
 
-static void draw_header(struct tui *t, struct profile *p, const struct tui_header *h, int cols)
+static void draw_header(struct tui *t, struct profile *p, const struct tui_header *h)
 {
 	char live[32], rate[32], peak[32];
 
@@ -254,12 +273,12 @@ static void draw_header(struct tui *t, struct profile *p, const struct tui_heade
 	human((uint64_t)h->bytes_per_s, rate, sizeof(rate));
 	human(p->stats.peak_live_bytes, peak, sizeof(peak));
 	attron(A_BOLD);
-	mvprintw(0, 0, "tracelloc: %.*s, traced %.0f s", cols - 30, h->target, h->traced_s);
+	put_line(0, "tracelloc: %s, traced %.0f s", h->target, h->traced_s);
 	attroff(A_BOLD);
-	mvprintw(1, 0, "live %s (%llu blocks) | %.0f calls/s %s/s | peak %s | lost %llu",
+	put_line(1, "live %s (%llu blocks) | %.0f calls/s %s/s | peak %s | lost %llu",
 		 live, (unsigned long long)p->stats.live_count, h->calls_per_s, rate, peak,
 		 (unsigned long long)h->lost);
-	mvprintw(2, 0, "sort: %s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
+	put_line(2, "sort: %s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
 		 t->filter, t->paused ? " | PAUSED" : "");
 }
 
@@ -280,7 +299,7 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	clearok(stdscr, TRUE);
 	erase();
 	if (!rows) {
-		mvprintw(0, 0, "tracelloc: out of memory");
+		put_line(0, "tracelloc: out of memory");
 		refresh();
 		return;
 	}
@@ -307,7 +326,7 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 			by_id[b->stack_id]->oldest_ns = b->birth_ns;
 	free(by_id);
 
-	draw_header(t, p, h, cols);
+	draw_header(t, p, h);
 	/* the table: half of what is left, the selected stack below */
 	table = (lines - 6) / 2;
 	if (table < 3)
@@ -323,7 +342,7 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	if (t->selected >= t->first + table)
 		t->first = t->selected - table + 1;
 	attron(A_UNDERLINE);
-	mvprintw(3, 0, "%-*s %9s %8s %8s %10s %6s", cols > 50 ? cols - 48 : 2, "stack (innermost)",
+	put_line(3, "%-*s %9s %8s %8s %10s %6s", cols > 50 ? cols - 48 : 2, "stack (innermost)",
 		 "live", "count", "calls", "growth/s", "oldest");
 	attroff(A_UNDERLINE);
 	for (i = t->first, y = 4; i < n && y < 4 + table; i++, y++) {
@@ -336,36 +355,36 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 		    a, sizeof(a));
 		if (i == t->selected)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%-*.*s %9s %8s %8llu %10s %6s", cols > 50 ? cols - 48 : 2,
+		put_line(y, "%-*.*s %9s %8s %8llu %10s %6s", cols > 50 ? cols - 48 : 2,
 			 cols > 50 ? cols - 48 : 2, rows[i].name, v1, v3,
 			 (unsigned long long)s->totals.alloc_count, v2, a);
 		if (i == t->selected)
 			attroff(A_REVERSE);
 	}
 	if (!n)
-		mvprintw(4, 0, t->have_re ? "no stack matches the filter" : "no allocation yet");
+		put_line(4, t->have_re ? "no stack matches the filter" : "no allocation yet");
 	/* the selected stack, whole */
 	y = 5 + table;
 	if (n) {
 		t->selected_id = rows[t->selected].stack->stack_id;
 		nframes = profile__show(p, rows[t->selected].stack, &frames);
-		mvprintw(y - 1, 0, "-- selected stack ");
+		put_line(y - 1, "-- selected stack ");
 		mvhline(y - 1, 18, '-', cols > 18 ? cols - 18 : 0);
 		for (i = 0; i < nframes && y < lines - 1; i++, y++) {
 			if (frames[i].file)
-				mvprintw(y, 0, "%s%.*s  %s:%d", frames[i].inlined ? "  [inlined] " : "  ",
+				put_line(y, "%s%.*s  %s:%d", frames[i].inlined ? "  [inlined] " : "  ",
 					 cols / 2, frames[i].function, frames[i].file, frames[i].line);
 			else
-				mvprintw(y, 0, "  %.*s", cols - 2, frames[i].function);
+				put_line(y, "  %.*s", cols - 2, frames[i].function);
 		}
 	}
 	/* the keys, or the filter being typed */
 	if (t->editing)
-		mvprintw(lines - 1, 0, "filter (regex, Enter to apply, Esc to cancel): /%s", t->typed);
+		put_line(lines - 1, "filter (regex, Enter to apply, Esc to cancel): /%s", t->typed);
 	else if (t->bad_re)
-		mvprintw(lines - 1, 0, "not a regular expression | j/k select  s sort  / filter  p pause  w write  q quit");
+		put_line(lines - 1, "not a regular expression | j/k select  s sort  / filter  p pause  w write  q quit");
 	else
-		mvprintw(lines - 1, 0, "j/k select  s sort  / filter  p pause  w write  q quit");
+		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  q quit");
 	refresh();
 	free(rows);
 }

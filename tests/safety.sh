@@ -199,10 +199,17 @@ test_guardian_gone() { # no guardian process is left once tracelloc has ended, c
 	pid_alive "$TGT_PID" || fail "guardian: the target died"
 }
 
-test_fork_storm_counted() { # 9 children alive at once, more than 64 over the run: each traced exactly once, no phantom process, nothing uncounted
+test_fork_storm_counted() { # 9 children alive at once, more than 64 over the run, ulimit -n 256: each traced exactly once, no phantom process, nothing uncounted
 	need_target forkstorm || return
 	local n
-	tl_run f -i 0 -t 0 --follow-forks -f "$T_DIR/f.fg" -m count -- "$TB/forkstorm" 1 9
+	# under a soft limit of 256 descriptors: tracelloc raises it (a traced
+	# process holds tens: a link per probe, its files)
+	(
+		ulimit -Sn 256
+		tl_run f -i 0 -t 0 --follow-forks -f "$T_DIR/f.fg" -m count -- "$TB/forkstorm" 1 9
+		echo "$TL_RC" >"$T_DIR/f.rc"
+	)
+	TL_RC=$(cat "$T_DIR/f.rc")
 	assert_eq "$TL_RC" 0 "fork storm: tracelloc exit status"
 	n=$(sed -n 's/^forked \([0-9]*\)$/\1/p' "$T_DIR/f.out")
 	assert_int_ge "$n" 20 "fork storm: children forked"
@@ -224,6 +231,71 @@ test_hostile_names() { # comm and thread names with escape sequences and a newli
 	assert_grep "$T_DIR/h.out" '^ +thread \\x1b\]0;pwned\\x07$' "hostile names: the main thread's name, escaped"
 	assert_grep "$T_DIR/h.out" 'x\\x0a\\x1b\[2Jy' "hostile names: the thread name, escaped, on one line"
 	assert_grep "$T_DIR/h.out" 'site_hostile_thread' "hostile names: the thread's stack is reported"
+}
+
+# stripped_copy NAME: a copy of the sleeper target at $T_DIR/NAME without its
+# debug info, with a .gnu_debuglink to NAME.debug, which is kept aside as
+# $T_DIR/NAME.real
+stripped_copy() {
+	cp "$TB/sleeper" "$T_DIR/$1"
+	objcopy --only-keep-debug "$T_DIR/$1" "$T_DIR/$1.debug"
+	objcopy --strip-debug --add-gnu-debuglink="$T_DIR/$1.debug" "$T_DIR/$1"
+	mv "$T_DIR/$1.debug" "$T_DIR/$1.real"
+}
+
+# start_copy PATH ARGS... (through env, unshare...): TGT_PID once it is ready
+start_copy() {
+	rm -f "$T_DIR/copy.ready"
+	TL_READY="$T_DIR/copy.ready" "$@" </dev/null >/dev/null 2>&1 &
+	register_pid $!
+	wait_for_grep "$T_DIR/copy.ready" '^ready [0-9]+$' 10 || { fail "$1 did not get ready"; return 1; }
+	TGT_PID=$(awk '{ print $2 }' "$T_DIR/copy.ready")
+	register_pid "$TGT_PID"
+}
+
+test_debuglink_fifo() { # the .gnu_debuglink file beside the binary is a FIFO: tracelloc neither opens nor waits on it, and ends
+	need_target sleeper || return
+	stripped_copy fifoed
+	mkfifo "$T_DIR/fifoed.debug"
+	start_copy "$T_DIR/fifoed" 20 || return
+	tl_run f -i 0 -t 3 -d 1 -p "$TGT_PID"
+	assert_eq "$TL_RC" 0 "debuglink FIFO: tracelloc ended, exit status"
+	assert_grep "$T_DIR/f.out" ' site_sleeper_tick\+0x[0-9a-f]+ \(fifoed\)$' \
+		"debuglink FIFO: the frame named by the symbol table, no line"
+	pid_alive "$TGT_PID" || fail "debuglink FIFO: the target died"
+}
+
+test_debuglink_mount_namespace() { # in a private mount namespace, a debug file that is a symlink to a path hidden there: the host's file at that path is never read
+	need_target sleeper || return
+	command -v unshare >/dev/null || { fail "unshare (util-linux) is missing"; return; }
+	mkdir -p "$T_DIR/hidden"
+	stripped_copy nsprog
+	# the host has a valid debug file where the symlink points; the
+	# namespace has an empty tmpfs over that directory
+	mv "$T_DIR/nsprog.real" "$T_DIR/hidden/nsprog.debug"
+	chmod 600 "$T_DIR/hidden/nsprog.debug"
+	ln -s "$T_DIR/hidden/nsprog.debug" "$T_DIR/nsprog.debug"
+	start_copy unshare -m sh -c "mount -t tmpfs none '$T_DIR/hidden' && exec '$T_DIR/nsprog' 20" || return
+	[ "$(readlink "/proc/$TGT_PID/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
+		{ fail "mount namespace: the target is not in a namespace of its own"; return; }
+	tl_run n -i 0 -t 3 -d 1 -p "$TGT_PID"
+	assert_eq "$TL_RC" 0 "mount namespace: tracelloc exit status"
+	assert_grep "$T_DIR/n.out" ' site_sleeper_tick\+0x[0-9a-f]+ \(nsprog\)' \
+		"mount namespace: the frame is reported"
+	assert_no_grep "$T_DIR/n.out" 'sleeper\.c:[0-9]+' \
+		"mount namespace: no line from the host's file behind the target's symlink"
+}
+
+test_deleted_binary_fifo() { # the main thread gone and the binary deleted, a FIFO in its place: attach opens nothing that blocks, and ends
+	need_target mainexit || return
+	cp "$TB/mainexit" "$T_DIR/gone"
+	start_copy "$T_DIR/gone" || return
+	rm -f "$T_DIR/gone"
+	mkfifo "$T_DIR/gone"
+	TL_TIMEOUT=20 tl_run g -i 0 -t 3 -d 1 -p "$TGT_PID"
+	assert_eq "$TL_RC" 0 "deleted binary, FIFO in its place: tracelloc exit status"
+	assert_grep "$T_DIR/g.err" "^tracelloc: attached to pid $TGT_PID: glibc" "deleted binary: libc is probed"
+	kill -0 "$TGT_PID" 2>/dev/null || fail "deleted binary: the target died"
 }
 
 run_suite_tests "$0" safety "${1:-}"

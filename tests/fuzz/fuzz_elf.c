@@ -148,7 +148,7 @@ static void fuzz_symbolizer(void)
 	if (fd < 0)
 		abort();
 	dwfl_report_begin_add(s->dwfl);
-	report_file(s->dwfl, file_path, file_path, fd, MODULE_BASE);
+	report_file(s->dwfl, file_path, -1, fd, MODULE_BASE);
 	dwfl_report_end(s->dwfl, drop_module_file, NULL);
 	dwfl_getmodules(s->dwfl, locate_in_module, s, 0);
 	locate(s, MODULE_BASE - 2);	/* outside */

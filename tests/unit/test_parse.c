@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "maps.h"
@@ -240,13 +241,25 @@ TEST(maps_find_many)
 	maps__clear(&m);
 }
 
-TEST(maps_file_path)
+TEST(maps_open_self)
 {
-	struct mapping m = { .start = 0x7f1c2e1fa000, .end = 0x7f1c2e34f000 };
-	char buf[64];
+	const struct mapping *file = NULL;
+	struct stat st;
+	struct maps m;
+	size_t i;
+	int fd;
 
-	maps__file_path(4242, &m, buf, sizeof(buf));
-	ASSERT_STREQ(buf, "/proc/4242/map_files/7f1c2e1fa000-7f1c2e34f000", "map_files path");
+	ASSERT_OK(maps__read(getpid(), &m), "maps__read of this process");
+	for (i = 0; i < m.count && !file; i++)
+		if (m.mappings[i].path && m.mappings[i].path[0] == '/' && m.mappings[i].inode)
+			file = &m.mappings[i];
+	ASSERT_OK_PTR(file, "a file mapping of our own");
+	fd = maps__open(getpid(), file);
+	ASSERT_GE(fd, 0, "maps__open of our own file");
+	ASSERT_OK(fstat(fd, &st), "fstat");
+	ASSERT_EQ(st.st_ino, file->inode, "the file the maps named");
+	close(fd);
+	maps__clear(&m);
 }
 
 TEST(maps_read_self)

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* holds.c's decision to continue a held process, and text.c's escaping */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "holds.h"
 #include "processes.h"
+#include "safeopen.h"
 #include "test.h"
 #include "text.h"
 #include "tracelloc.h"
@@ -90,4 +95,58 @@ TEST(processes_add_own_comm)
 	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(idx)), "pid 42 (parent)",
 		     "set with its own name");
 	processes__destroy(ps);
+}
+
+TEST(safeopen_stays_in_root)
+{
+	char root[] = "/tmp/tl-safeopen.XXXXXX", path[256], outside[] = "/tmp/tl-outside.XXXXXX";
+	int root_fd, fd, out_fd;
+	char byte;
+
+	ASSERT_OK_PTR(mkdtemp(root), "mkdtemp");
+	out_fd = mkstemp(outside);
+	ASSERT_GE(out_fd, 0, "mkstemp");
+	ASSERT_EQ(write(out_fd, "H", 1), 1, "the host's file");
+	close(out_fd);
+	snprintf(path, sizeof(path), "%s/etc", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/etc/file", root);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	ASSERT_EQ(write(fd, "T", 1), 1, "the target's file");
+	close(fd);
+	/* the target's absolute link to the host's file's path: inside root, none */
+	snprintf(path, sizeof(path), "%s/link", root);
+	ASSERT_OK(symlink(outside, path), "symlink");
+	snprintf(path, sizeof(path), "%s/up", root);
+	ASSERT_OK(symlink("../../../../..", path), "symlink up");
+	snprintf(path, sizeof(path), "%s/fifo", root);
+	ASSERT_OK(mkfifo(path, 0644), "mkfifo");
+	snprintf(path, sizeof(path), "%s/etc/abs", root);
+	ASSERT_OK(symlink("/etc/file", path), "absolute link inside");
+
+	root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_GE(root_fd, 0, "root");
+	fd = safeopen__in_root(root_fd, "/etc/file");
+	ASSERT_GE(fd, 0, "a regular file");
+	ASSERT_EQ(read(fd, &byte, 1), 1, "read");
+	ASSERT_EQ(byte, 'T', "the target's");
+	close(fd);
+	fd = safeopen__in_root(root_fd, "/etc/abs");
+	ASSERT_GE(fd, 0, "an absolute link resolves in the root");
+	ASSERT_EQ(read(fd, &byte, 1), 1, "read");
+	ASSERT_EQ(byte, 'T', "to the target's file");
+	close(fd);
+	ASSERT_EQ(safeopen__in_root(root_fd, "/link"), -ENOENT,
+		  "a link to the host's path finds nothing in the root");
+	snprintf(path, sizeof(path), "/up%s", outside);
+	ASSERT_EQ(safeopen__in_root(root_fd, path), -ENOENT, "'..' stops at the root");
+	ASSERT_EQ(safeopen__in_root(root_fd, "/fifo"), -EINVAL, "a FIFO: refused, not waited on");
+	ASSERT_EQ(safeopen__in_root(root_fd, "/etc"), -EINVAL, "a directory");
+	ASSERT_EQ(safeopen__link("/dev/null"), -EINVAL, "a device");
+	ASSERT_EQ(safeopen__in_root(root_fd, "/proc/self/root/etc/passwd"), -ENOENT,
+		  "no /proc in the root");
+	close(root_fd);
+	unlink(outside);
+	snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	ASSERT_OK(system(path), "cleanup");
 }
