@@ -65,6 +65,15 @@ struct {
 	__type(value, __u32);
 } traced SEC(".maps");
 
+/* the thread each CPU is sending our own SIGSTOP to (itself), so that
+ * on_signal knows that stop for ours */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} holding SEC(".maps");
+
 /* the processes stopped for the daemon: pid -> enum held_flags (see
  * tracelloc.h); the daemon creates it, and its guardian holds it too */
 struct {
@@ -265,8 +274,8 @@ static __always_inline void *cpu_ring(void)
 static __always_inline bool hold_current(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 disarm = HELD_DISARM, how = 0, pid = current_id() >> 32;
-	__u64 pending;
+	__u32 disarm = HELD_DISARM, how = 0, pid = current_id() >> 32, zero = 0;
+	__u64 pending, *sending;
 
 	if (bpf_map_lookup_elem(&held, &disarm))
 		return false;
@@ -277,7 +286,14 @@ static __always_inline bool hold_current(void)
 		count(COUNTER_UNTRACED_PROCS);
 		return false;
 	}
+	/* sent at once (task context, interrupts on): on_signal sees it
+	 * under `holding` */
+	sending = bpf_map_lookup_elem(&holding, &zero);
+	if (sending)
+		*sending = bpf_get_current_pid_tgid();
 	bpf_send_signal(SIGSTOP);
+	if (sending)
+		*sending = 0;
 	return true;
 }
 
@@ -1258,6 +1274,31 @@ static __always_inline __u32 ns_tgid(struct task_struct *task)
 	if (bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level]))
 		return 0;
 	return upid.nr;
+}
+
+/*
+ * A stop signal for a process we hold that is not our own SIGSTOP (a
+ * parent's kill(child, SIGSTOP), a ^Z): that stop is someone else's too,
+ * and the daemon must not continue it. Caught here because a SIGSTOP sent
+ * while ours is still pending merges with it, and nothing would show later.
+ */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	__u32 tgid, zero = 0, *how;
+	__u64 *sending;
+
+	if (sig < SIGSTOP || sig > SIGSTOP + 3)
+		return 0;
+	sending = bpf_map_lookup_elem(&holding, &zero);
+	if (sending && *sending && *sending == bpf_get_current_pid_tgid())
+		return 0;
+	tgid = ns_tgid(task);
+	how = tgid ? bpf_map_lookup_elem(&held, &tgid) : NULL;
+	if (how)
+		*how |= HELD_OTHER_STOP;
+	return 0;
 }
 
 #define NR_CLONE 56

@@ -870,6 +870,10 @@ static int attach_tracepoints(struct session *s)
 	s->skel->links.on_thread_exit = bpf_program__attach(s->skel->progs.on_thread_exit);
 	if (!s->skel->links.on_thread_exit)
 		return fail(-errno, "cannot watch for exits");
+	/* a stop of someone else's for a process we hold (see holds.c) */
+	s->skel->links.on_signal = bpf_program__attach(s->skel->progs.on_signal);
+	if (!s->skel->links.on_signal)
+		return fail(-errno, "cannot watch for stop signals");
 	if (!s->opts.no_mmap) {
 		s->skel->links.on_sys_enter = bpf_program__attach(s->skel->progs.on_sys_enter);
 		if (!s->skel->links.on_sys_enter)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,11 @@ struct point {
 struct timeline {
 	struct point *points;
 	size_t npoints;
+	/* a point is kept every stride samples (doubled at each thinning), so
+	 * that the points stay evenly spread over the whole trace; a sample in
+	 * between shows as the last point until the next one replaces it */
+	uint64_t stride, samples;
+	bool last_provisional;
 	struct entry *entries;
 	size_t nentries, entries_cap;
 };
@@ -38,6 +44,7 @@ struct timeline *timeline__new(void)
 		free(t);
 		return NULL;
 	}
+	t->stride = 1;
 	return t;
 }
 
@@ -50,7 +57,7 @@ void timeline__destroy(struct timeline *t)
 	free(t);
 }
 
-/* every other point goes (the newest stays): the resolution halves */
+/* every other point goes, the newest sample coming next: the resolution halves */
 static void thin(struct timeline *t)
 {
 	size_t i, n = 0, e = 0, k;
@@ -58,7 +65,7 @@ static void thin(struct timeline *t)
 	for (i = 0; i < t->npoints; i++) {
 		struct point p = t->points[i];
 
-		if (i % 2 && i != t->npoints - 1)
+		if (i % 2)
 			continue;
 		for (k = 0; k < p.count; k++)
 			t->entries[e + k] = t->entries[p.first + k];
@@ -68,6 +75,7 @@ static void thin(struct timeline *t)
 	}
 	t->npoints = n;
 	t->nentries = e;
+	t->stride *= 2;
 }
 
 int timeline__sample(struct timeline *t, const struct stacks *s, double at_s, uint64_t rss_bytes)
@@ -77,8 +85,14 @@ int timeline__sample(struct timeline *t, const struct stacks *s, double at_s, ui
 	struct entry *grown;
 	size_t cap;
 
+	/* the sample in between that stood last: this one replaces it */
+	if (t->last_provisional && t->npoints) {
+		t->npoints--;
+		t->nentries = t->points[t->npoints].first;
+	}
 	if (t->npoints == TIMELINE_POINTS)
 		thin(t);
+	t->last_provisional = t->samples++ % t->stride != 0;
 	/* the processes gone (the last point, at the end): their last RSS */
 	if (!rss_bytes && t->npoints)
 		rss_bytes = t->points[t->npoints - 1].rss;

@@ -51,6 +51,29 @@ TEST(timeline_thins_and_writes)
 		ASSERT_TRUE(n <= TIMELINE_POINTS && n > TIMELINE_POINTS / 2, "points: %d", n);
 		ASSERT_TRUE(strstr(page, ",2499.000]") != NULL, "the last point stays");
 	}
+	/* evenly spread: every gap the same but the last (to the newest sample) */
+	{
+		const char *at = strstr(page, "var T=[") + strlen("var T=[");
+		double prev = -1, gap = -1, v;
+		int n = 0, uneven = 0;
+		char *end;
+
+		for (;; at = end + 1) {
+			v = strtod(at, &end);
+			if (end == at)
+				break;
+			if (*end == ']')
+				break;	/* the newest: any gap */
+			if (prev >= 0 && gap < 0)
+				gap = v - prev;
+			else if (prev >= 0 && v - prev != gap)
+				uneven++;
+			prev = v;
+			n++;
+		}
+		ASSERT_EQ(uneven, 0, "gaps unlike the first (%.0f s) among %d points", gap, n);
+		ASSERT_TRUE(gap > 1, "thinned: a point every %.0f samples", gap);
+	}
 	/* an RSS of 0 (the processes gone) keeps the one before */
 	ASSERT_TRUE(strstr(page, "R=[4096,4096,") != NULL, "RSS carried over");
 	free(page);
