@@ -308,6 +308,13 @@ static int open_comm(struct session *s)
 			continue;
 		for (i = 0, known = false; i < MAX_PROCS; i++)
 			known |= s->procs[i].target && target__pid(s->procs[i].target) == pid;
+		/* caught by the exec hook already (held, its record waiting) */
+		if (!known && s->skel && bpf_map__fd(s->skel->maps.traced) >= 0) {
+			uint32_t key = pid, slot;
+
+			known = !bpf_map__lookup_elem(s->skel->maps.traced, &key, sizeof(key), &slot,
+						      sizeof(slot), 0);
+		}
 		if (known)
 			continue;
 		p = free_slot(s);
@@ -925,6 +932,39 @@ static int attach_proc(struct session *s, struct proc *p, const char **step)
 		return err;
 	*step = attach_probes_step;
 	return attach__attach(p->attach);
+}
+
+/*
+ * --comm: the processes of that name that started between the first scan
+ * of /proc and the exec hook's attach; those that start from then on are
+ * held by the hook. Traced as those of the first scan are.
+ */
+static int catch_up_comm(struct session *s)
+{
+	const char *step;
+	bool before[MAX_PROCS];
+	struct proc *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		before[i] = s->procs[i].live || s->procs[i].target;
+	err = open_comm(s);
+	if (err)
+		return err;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &s->procs[i];
+		if (before[i] || !p->live)
+			continue;
+		/* one that cannot be traced (gone already, no allocator) is let be */
+		if (find_allocator(s, p)) {
+			drop_proc(s, p);
+			continue;
+		}
+		if (attach_proc(s, p, &step))
+			end_proc(s, p, "untraced");
+	}
+	return 0;
 }
 
 static int attach_probes(struct session *s)
@@ -2285,6 +2325,7 @@ static void print_summary(struct session *s, const char *ending)
 		.stats = *heap__stats(s->heap),
 		.sample_bytes = s->opts.sample_bytes,
 		.execs = !s->several && s->first && s->first->nexecs ? s->first->execs : NULL,
+		.several = s->several,
 		.processes = s->several ? processes__count(s->processes) : 0,
 		.untraced_processes = s->untraced,
 	};
@@ -2535,6 +2576,8 @@ int main(int argc, char **argv)
 		err = load_bpf(&s);
 	if (!err)
 		err = attach_probes(&s);
+	if (!err && s.opts.comm)
+		err = catch_up_comm(&s);
 	if (!err && s.opts.command && (err = target__resume(s.first->target)))
 		err = fail(err, "cannot resume pid %d", proc_pid(s.first));
 	if (err)

@@ -58,7 +58,7 @@ void report__summary(FILE *out, const struct summary *s)
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
 	report__human_bytes(st->live_bytes, live_h, sizeof(live_h));
-	if (s->processes)
+	if (s->several)
 		fprintf(out, "==> summary: %zu processes, traced %.2f s, ", s->processes,
 			s->traced_s);
 	else

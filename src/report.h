@@ -51,7 +51,8 @@ struct summary {
 	struct loss loss;
 	uint64_t sample_bytes;	/* numbers are estimates from samples */
 	const char *execs;	/* the programs exec followed through, or NULL */
-	size_t processes;	/* several were traced: how many, else 0 */
+	bool several;		/* a run of several processes (--follow-forks, --comm, -p A,B) */
+	size_t processes;	/* several: how many were traced */
 	uint64_t untraced_processes;	/* left out: every slot was taken */
 	double peak_at_s;	/* when the heap peaked (stats.peak_*), from the start */
 };
