@@ -40,6 +40,9 @@
 #    traced against the floor, and with the daemon throttled. BENCH_ONLY=10.
 # 11. The daemon's model per record (bench/heapcost: heap updates without BPF),
 #    64 and 100,000 stacks. BENCH_ONLY=11.
+# 12. The daemon's memory per traced process: forked workers (--follow-forks)
+#    and separate processes (-p A,B,...), 20 and 60 of each, every stack
+#    named (-m count -f): the growth of its peak RSS per process. BENCH_ONLY=12.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -135,6 +138,11 @@ done
 command -v musl-gcc >/dev/null &&
 	musl-gcc ${TARGET_CFLAGS/-pthread/} -o "$OUT/churn_musl" bench/churn.c 2>>"$LOGS/families.log" &&
 	CHURN_FAMILY[musl]=$OUT/churn_musl
+# the processes of section 12: the test suite's own fork storm and sleeper
+gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/forkstorm" tests/targets/forkstorm.c ||
+	die "cannot build tests/targets/forkstorm.c"
+gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper" tests/targets/sleeper.c ||
+	die "cannot build tests/targets/sleeper.c"
 CHURN=$OUT/churn
 CHURN_FP=$OUT/churn
 CHURN_NOFP=$OUT/churn_nofp
@@ -977,6 +985,63 @@ if [ "${BENCH_ONLY:-}" = 11 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 12. memory per process
+
+# peak_rss_kb LOG ARGS...: tracelloc's peak RSS (KiB) over a run of ARGS
+peak_rss_kb() {
+	local log=$1
+	shift
+	/usr/bin/time -f 'maxrss %M' "$TRACELLOC" "$@" >"$log.out" 2>"$log.err"
+	sed -n 's/^maxrss //p' "$log.err"
+}
+
+# every process alive at once, every stack named at the end (-m count -f)
+section_procmem() {
+	local n pids i rss
+	echo
+	echo "== 12. the daemon's memory per traced process (peak RSS, every stack named)"
+	for n in 20 60; do
+		rss=$(peak_rss_kb "$LOGS/procmem-forks-$n" -i 1 -t 3 -m count -f "$LOGS/procmem-forks-$n.fg" \
+			--follow-forks -- "$OUT/forkstorm" 0.1 "$n" 3000)
+		PROCMEM_FORKS[$n]=$rss
+		pids=""
+		for i in $(seq "$n"); do
+			"$OUT/sleeper" 8 >/dev/null 2>&1 &
+			STARTED+=("$!")
+			pids="$pids,$!"
+		done
+		sleep 0.5
+		rss=$(peak_rss_kb "$LOGS/procmem-pids-$n" -i 1 -t 3 -m count -d 3 -f "$LOGS/procmem-pids-$n.fg" \
+			-p "${pids#,}")
+		PROCMEM_PIDS[$n]=$rss
+		wait
+		echo "  $n processes: forked workers ${PROCMEM_FORKS[$n]:-?} KiB, separate processes (-p)" \
+		     "${PROCMEM_PIDS[$n]:-?} KiB"
+	done
+	PROCMEM_FORK_PER=$(awk -v a="${PROCMEM_FORKS[20]:-x}" -v b="${PROCMEM_FORKS[60]:-x}" \
+		'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", (b - a) / 40 / 1024; else print "x" }')
+	PROCMEM_PID_PER=$(awk -v a="${PROCMEM_PIDS[20]:-x}" -v b="${PROCMEM_PIDS[60]:-x}" \
+		'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", (b - a) / 40 / 1024; else print "x" }')
+	echo "  per process: forked workers ${PROCMEM_FORK_PER} MiB, separate processes ${PROCMEM_PID_PER} MiB"
+}
+declare -A PROCMEM_FORKS PROCMEM_PIDS
+
+procmem_verdict() {
+	local v
+	v=$(le "${PROCMEM_FORK_PER:-x}" 1)
+	echo "$(verdict "$v") a forked worker costs the daemon under 1 MiB: ${PROCMEM_FORK_PER:-n/a} MiB"
+	v=$(le "${PROCMEM_PID_PER:-x}" 1)
+	echo "$(verdict "$v") a separate process (-p) costs the daemon under 1 MiB: ${PROCMEM_PID_PER:-n/a} MiB"
+}
+
+if [ "${BENCH_ONLY:-}" = 12 ]; then
+	section_procmem
+	echo
+	echo "================================================================ targets (section 12 alone)"
+	procmem_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1255,6 +1320,7 @@ section_throttled
 section_forks
 
 section_model
+section_procmem
 
 # ---------------------------------------------------------------- report
 
@@ -1417,6 +1483,7 @@ nofp_verdicts
 families_verdict
 throttled_verdict
 forks_verdict
+procmem_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

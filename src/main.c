@@ -90,6 +90,7 @@ struct proc {
 	bool execs_cut;			/* execs keeps the first and the latest only */
 	bool exec_unsettled;		/* the last one's libraries are not probed yet */
 	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
+	bool sym_shared;		/* a fork's child naming frames with its parent's symbolizer */
 };
 
 /* everything one run holds; torn down in one place */
@@ -761,6 +762,9 @@ static void refresh_unwinder(struct session *s, struct proc *p, bool always)
 static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
 				  uint32_t nframes, uint64_t *buf)
 {
+	/* no symbolizer of its own (sym_shared): its maps are its parent's */
+	if (!ctx)
+		return frames;
 	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
 }
 
@@ -804,16 +808,23 @@ static void note_exec(struct proc *p, const char *exe)
  * there are several: its symbolizer (its files opened now, as they may be
  * gone when its stacks are named) and its slot in events. Negative errno.
  */
-static int name_proc(struct session *s, struct proc *p, uint32_t reserved)
+/* p's name and symbolizer (a new one, or share: its parent's, for a fork's
+ * child whose files are its parent's); reserved: the number of a fork's
+ * child, given when its parent forked */
+static int name_proc(struct session *s, struct proc *p, uint32_t reserved,
+		     struct symbolizer *share)
 {
-	struct symbolizer *sym = symbolizer__new(proc_pid(p));
+	struct symbolizer *sym = share ? symbolizer__get(share) : symbolizer__new(proc_pid(p));
 	char comm[32];
 	int idx;
 
 	if (!sym)
 		return -ENOMEM;
-	symbolizer__set_generation(sym, &bpf_state(s, p)->maps_gen);
-	symbolizer__refresh(sym);
+	p->sym_shared = share != NULL;
+	if (!share) {
+		symbolizer__set_generation(sym, &bpf_state(s, p)->maps_gen);
+		symbolizer__refresh(sym);
+	}
 	if (!s->several) {
 		symbolizer__destroy(p->symbolizer);
 		p->symbolizer = sym;
@@ -829,13 +840,28 @@ static int name_proc(struct session *s, struct proc *p, uint32_t reserved)
 	if (idx < 0)
 		return idx;
 	p->idx = idx;
-	events__set_slot(s->events, slot_of(s, p), PROC_TAG(idx), PROCESS_FRAME(idx), sym);
+	events__set_slot(s->events, slot_of(s, p), PROC_TAG(idx), PROCESS_FRAME(idx),
+			 share ? NULL : sym);
 	return 0;
 }
 
 static struct symbolizer *proc_symbolizer(struct session *s, const struct proc *p)
 {
 	return s->several ? processes__symbolizer(s->processes, p->idx) : p->symbolizer;
+}
+
+/* reads p's maps for its symbolizer; a child that shares its parent's gets
+ * one of its own once it maps files of its own (ld.so's count moved) */
+static void refresh_symbolizer(struct session *s, struct proc *p)
+{
+	if (!p->sym_shared) {
+		symbolizer__refresh(proc_symbolizer(s, p));
+		return;
+	}
+	if (!bpf_state(s, p)->maps_gen)
+		return;
+	if (name_proc(s, p, p->idx, NULL))
+		fprintf(stderr, "tracelloc: pid %d: cannot start its own symbolizer\n", proc_pid(p));
 }
 
 /* the BPF side filters on the process from now on */
@@ -853,6 +879,9 @@ static void end_proc(struct session *s, struct proc *p, const char *how)
 	uint32_t pid = proc_pid(p);
 
 	bpf_map__delete_elem(s->skel->maps.traced, &pid, sizeof(pid), 0);
+	/* its frames are named from what it mapped (the pid may come again) */
+	if (!p->sym_shared)
+		symbolizer__freeze(proc_symbolizer(s, p));
 	events__clear_slot(s->events, slot_of(s, p));
 	unwinder__remove(s->unwinder, slot_of(s, p));
 	attach__destroy(p->attach);
@@ -916,7 +945,7 @@ static int attach_proc(struct session *s, struct proc *p, const char **step)
 	bpf_state(s, p)->hold_exec = p->hold_exec;
 	set_loader(s, p);
 	*step = "cannot start the symbolizer of pid %d";
-	err = name_proc(s, p, 0);
+	err = name_proc(s, p, 0, NULL);
 	if (err)
 		return err;
 	*step = "cannot hand the unwind tables of pid %d to the BPF programs";
@@ -1493,7 +1522,7 @@ static int after_read(struct session *s, int err)
 	if (nstacks != s->stacks_at_refresh && clock__now_ns() - s->refreshed_ns >= 10000000ULL) {
 		for (i = 0; i < MAX_PROCS; i++)
 			if (s->procs[i].live)
-				symbolizer__refresh(proc_symbolizer(s, &s->procs[i]));
+				refresh_symbolizer(s, &s->procs[i]);
 		s->stacks_at_refresh = nstacks;
 		s->refreshed_ns = clock__now_ns();
 	}
@@ -1543,7 +1572,7 @@ static int probe_new_files(struct session *s, struct proc *p)
 	int err;
 
 	refresh_unwinder(s, p, true);
-	symbolizer__refresh(proc_symbolizer(s, p));
+	refresh_symbolizer(s, p);
 	err = attach__refresh(p->attach);
 	set_loader(s, p);
 	p->probes_gen = maps_gen(s, p);
@@ -1643,7 +1672,10 @@ static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t 
 		s->stacks_at_refresh = 0;
 		memset(&s->rate_from, 0, sizeof(s->rate_from));
 	}
-	err = name_proc(s, p, 0);
+	/* the old program's frames are named from what it mapped */
+	if (!p->sym_shared)
+		symbolizer__freeze(proc_symbolizer(s, p));
+	err = name_proc(s, p, 0, NULL);
 	if (err) {
 		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
 		if (!s->several)
@@ -1781,7 +1813,10 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	p->nexecs = 0;
 	p->execs_cut = false;
 	exe_path(pid, p->execs, sizeof(p->execs));
-	err = name_proc(s, p, idx);
+	/* a copy of its parent: the same files at the same places */
+	err = name_proc(s, p, idx, parent && parent->live && s->several &&
+			!symbolizer__contested(proc_symbolizer(s, parent)) ?
+			proc_symbolizer(s, parent) : NULL);
 	if (!err && s->unwinder)
 		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
 	if (!err) {
@@ -2267,7 +2302,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 						continue;
 					}
 					if (p->live) {
-						symbolizer__refresh(proc_symbolizer(s, p));
+						refresh_symbolizer(s, p);
 						refresh_unwinder(s, p, true);
 					}
 				}

@@ -46,6 +46,8 @@ struct span {
 };
 
 struct symbolizer {
+	int refs;
+	bool frozen;			/* the maps are not read again */
 	pid_t pid;
 	/* the target's root directory, held open: debug files are looked up
 	 * lazily, possibly after the process (and its /proc entry) is gone */
@@ -235,6 +237,7 @@ struct symbolizer *symbolizer__new(pid_t pid)
 
 	if (!s)
 		return NULL;
+	s->refs = 1;
 	s->pid = pid;
 	s->root_fd = -1;
 	if (!maps__task_dir(pid, path, sizeof(path) - 5)) {
@@ -282,13 +285,31 @@ static int drop_module_file(Dwfl_Module *mod, void *userdata, const char *name,
 	return free_module_file(mod, userdata, name, start, arg);
 }
 
+struct symbolizer *symbolizer__get(struct symbolizer *s)
+{
+	if (s)
+		s->refs++;
+	return s;
+}
+
+void symbolizer__freeze(struct symbolizer *s)
+{
+	if (s)
+		s->frozen = true;
+}
+
+bool symbolizer__contested(const struct symbolizer *s)
+{
+	return s && s->ncontested;
+}
+
 void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
 	void **p;
 	int i;
 
-	if (!s)
+	if (!s || --s->refs > 0)
 		return;
 	if (s->locations) {
 		while ((p = table__next(s->locations, &pos, NULL)))
@@ -517,6 +538,8 @@ int symbolizer__refresh(struct symbolizer *s)
 	int err, tries, i;
 	size_t j;
 
+	if (s->frozen)
+		return 0;
 	s->last_refresh_ns = clock__now_ns();
 	/* the maps are those of one generation when none began while they were read */
 	for (tries = 0; tries < 3 && !sure; tries++) {

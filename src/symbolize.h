@@ -67,7 +67,18 @@ struct sym_location {
  */
 
 struct symbolizer *symbolizer__new(pid_t pid);
+/* one reference less; the last one destroys it */
 void symbolizer__destroy(struct symbolizer *s);
+/* one reference more: a forked child, whose files are its parent's at the
+ * same places, names its frames with its parent's symbolizer (libdw's
+ * state of a file is megabytes: a thousand workers would hold a thousand) */
+struct symbolizer *symbolizer__get(struct symbolizer *s);
+/* the maps are never read again (the process called exec or exited: what
+ * it mapped is what its frames are named from) */
+void symbolizer__freeze(struct symbolizer *s);
+/* some place held one file, then another (layers): a fork's child cannot
+ * share it, as its stacks would not be mapped to their layers */
+bool symbolizer__contested(const struct symbolizer *s);
 
 /* reports the modules the process maps now; negative errno when it is gone */
 int symbolizer__refresh(struct symbolizer *s);

@@ -1,9 +1,9 @@
 /*
  * forkstorm: keeps WIDTH short-lived children alive for SECS seconds, each
- * allocating a little and exiting after 20 ms; the parent reaps them with
+ * allocating a little and exiting after 20 ms (CHILD_MS); the parent reaps them with
  * waitpid(-1), so a child left stopped hangs it.
  *
- *   forkstorm SECS WIDTH
+ *   forkstorm SECS WIDTH [CHILD_MS]
  *
  * Writes "ready PID" to $TL_READY before the first fork, and exits 0 after
  * SECS (when every child came back), printing "forked N".
@@ -37,6 +37,7 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 5, end;
 	int width = argc > 2 ? atoi(argv[2]) : 4, alive = 0, forked = 0;
+	int child_ms = argc > 3 ? atoi(argv[3]) : 20;
 	pid_t child;
 
 	tl_ready();
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
 				break;
 			if (child == 0) {
 				free(site_storm_child(100));
-				usleep(20000);
+				usleep((useconds_t)child_ms * 1000);
 				_exit(0);
 			}
 			alive++;
