@@ -31,6 +31,7 @@
 #include <bpf/bpf.h>
 
 #include "holds.h"
+#include "procfs.h"
 #include "tracelloc.h"
 
 /* a page tracelloc and the guardian share */
@@ -87,29 +88,12 @@ int holds__should_continue(const char *status, unsigned int how)
 	return 1;
 }
 
-static int read_status(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int continue_held(pid_t pid, unsigned int how)
 {
-	char status[4096];
+	char status[4096], path[64];
 
-	if (read_status(pid, status, sizeof(status)) || !holds__should_continue(status, how))
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (procfs__read(path, status, sizeof(status)) < 0 || !holds__should_continue(status, how))
 		return 0;
 	return kill(pid, SIGCONT) ? -errno : 0;
 }

@@ -42,6 +42,7 @@
 #include "outfile.h"
 #include "pprof.h"
 #include "processes.h"
+#include "procfs.h"
 #include "profile.h"
 #include "report.h"
 #include "svg.h"
@@ -243,21 +244,12 @@ static struct proc *free_slot(struct session *s)
 static void read_comm(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
-	ssize_t n = -1;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, buf, size - 1);
-		close(fd);
-	}
-	if (n <= 0)
-		n = snprintf(buf, size, "?");
-	buf[n] = '\0';
+	if (procfs__read(path, buf, size) <= 0)
+		snprintf(buf, size, "?");
 	buf[strcspn(buf, "\n")] = '\0';
 }
-
 /* -p PID: one line on what went wrong */
 static int open_pid(struct session *s, pid_t pid)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "maps.h"
+#include "procfs.h"
 #include "target.h"
 
 #define PF_KTHREAD 0x00200000
@@ -33,21 +34,6 @@ static int pidfd_open(pid_t pid)
 	return syscall(SYS_pidfd_open, pid, 0);
 }
 
-static int read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return (int)n;
-}
-
 /* the thread-group id of pid, and whether it is a kernel thread */
 static int inspect(pid_t pid, pid_t *tgid, bool *kthread)
 {
@@ -56,7 +42,7 @@ static int inspect(pid_t pid, pid_t *tgid, bool *kthread)
 	int err, i;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	err = read_file(path, buf, sizeof(buf));
+	err = procfs__read(path, buf, sizeof(buf));
 	if (err < 0)
 		return err == -ENOENT ? -ESRCH : err;
 	/* the command name may hold spaces: fields restart after its ')' */
@@ -70,7 +56,7 @@ static int inspect(pid_t pid, pid_t *tgid, bool *kthread)
 	*kthread = flags & PF_KTHREAD;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	err = read_file(path, buf, sizeof(buf));
+	err = procfs__read(path, buf, sizeof(buf));
 	if (err < 0)
 		return err == -ENOENT ? -ESRCH : err;
 	p = strstr(buf, "\nTgid:");
@@ -362,7 +348,7 @@ static char proc_state(pid_t pid)
 	char path[64], buf[512], *p;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || p[1] != ' ')
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(p = strrchr(buf, ')')) || p[1] != ' ')
 		return 0;
 	return p[2];
 }
