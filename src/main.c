@@ -1646,6 +1646,7 @@ static bool follow_exec(struct session *s, struct proc *p, char *ending, size_t 
 		/* the old program's blocks went with it; the new one has a number of its own */
 		heap__drop_tag(s->heap, PROC_TAG(p->idx), PROC_MASK);
 		processes__ended(s->processes, p->idx, "exec");
+		processes__superseded(s->processes, p->idx);
 	} else {
 		heap = new_heap(s);
 		if (!heap) {

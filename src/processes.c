@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ struct process_name {
 	const char *ending;
 	char label[64];
 	struct symbolizer *sym;
+	bool superseded;	/* the process goes on under a later number (a followed exec) */
 };
 
 struct processes {
@@ -115,10 +117,20 @@ size_t processes__count(const struct processes *ps)
 {
 	size_t i, n = 0;
 
-	/* a fork's child numbered at the fork but let go untraced is none */
+	/* a fork's child numbered at the fork but let go untraced is none, and
+	 * a process that called exec is one, whatever its programs' numbers */
 	for (i = 0; i < ps->count; i++)
-		n += !ps->procs[i].ending || strcmp(ps->procs[i].ending, "untraced");
+		n += !ps->procs[i].superseded &&
+		     (!ps->procs[i].ending || strcmp(ps->procs[i].ending, "untraced"));
 	return n;
+}
+
+void processes__superseded(struct processes *ps, uint32_t idx)
+{
+	struct process_name *p = get(ps, idx);
+
+	if (p)
+		p->superseded = true;
 }
 
 pid_t processes__pid(const struct processes *ps, uint32_t idx)

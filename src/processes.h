@@ -42,7 +42,11 @@ int processes__set(struct processes *ps, uint32_t idx, pid_t pid, const char *co
 		   struct symbolizer *sym);
 /* how a process ended: "exited", "exec" (its program was replaced) */
 void processes__ended(struct processes *ps, uint32_t idx, const char *how);
+/* the processes of the run: a process counts once however many programs
+ * it ran, and a child let go untraced not at all */
 size_t processes__count(const struct processes *ps);
+/* process idx goes on under a later number (its exec was followed) */
+void processes__superseded(struct processes *ps, uint32_t idx);
 pid_t processes__pid(const struct processes *ps, uint32_t idx);
 /* NULL for no such process */
 const char *processes__comm(const struct processes *ps, uint32_t idx);

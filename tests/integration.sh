@@ -864,6 +864,13 @@ test_pid_list() { # -p A,B -p C: three processes, each exact, rooted at its proc
 	assert_grep "$T_DIR/bad.err" "^tracelloc: invalid pid '$a,x'\$" "-p list: the message names the list"
 }
 
+test_follow_forks_pipeline() { # --follow-forks of a shell pipeline: each process counted once, whatever it ran
+	tl_run pipe -i 0 -t 0 --follow-forks -- bash -c 'ls / | sort | head -3 >/dev/null'
+	assert_eq "$TL_RC" 0 "pipeline: tracelloc exit status"
+	assert_grep "$T_DIR/pipe.out" '^==> summary: 4 processes, traced ' \
+		"pipeline: bash and its three children, each once (they exec)"
+}
+
 test_comm() { # --comm NAME: a process of that name running already and one that starts later, each exact from its start
 	need_target waiter || return
 	local name="tlw$$" a b

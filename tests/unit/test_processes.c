@@ -62,3 +62,27 @@ TEST(processes_limit)
 	ASSERT_EQ(processes__add(ps, 99, "w", NULL), -ENOSPC, "one too many");
 	processes__destroy(ps);
 }
+
+TEST(processes_count_once)
+{
+	struct processes *ps = processes__new();
+	int parent, child, after_exec;
+
+	ASSERT_OK_PTR(ps, "processes__new");
+	parent = processes__add(ps, 10, "sh", NULL);
+	child = processes__add(ps, 11, "sh", NULL);
+	processes__add(ps, 0, "sh", NULL);	/* numbered at a fork, let go untraced */
+	processes__ended(ps, 3, "untraced");
+	/* the child calls exec: a new number for its new program */
+	processes__ended(ps, child, "exec");
+	processes__superseded(ps, child);
+	after_exec = processes__add(ps, 11, "ls", NULL);
+	processes__ended(ps, after_exec, "exited");
+	ASSERT_EQ(processes__count(ps), 2, "sh and its child, once each");
+	/* an exec not followed ends the process: it still counts */
+	processes__ended(ps, parent, "exec");
+	ASSERT_EQ(processes__count(ps), 2, "an exec that ended a trace");
+	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(child)), "pid 11 (sh) exec",
+		     "the old program's frame is still marked");
+	processes__destroy(ps);
+}
