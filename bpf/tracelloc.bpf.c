@@ -1301,27 +1301,6 @@ int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct
 	return 0;
 }
 
-#define NR_CLONE 56
-#define NR_FORK 57
-#define NR_VFORK 58
-#define NR_CLONE3 435
-#define CLONE_VM 0x100
-#define CLONE_THREAD 0x10000
-
-/* the pid of task in its own pid namespace (as fork returned it to its parent) */
-static __always_inline __u32 own_ns_tgid(struct task_struct *task)
-{
-	struct pid *pid = task->group_leader->thread_pid;
-	struct upid upid;
-	__u32 level;
-
-	if (!pid)
-		return 0;
-	level = pid->level;
-	if (level > 31 || bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level]))
-		return 0;
-	return upid.nr;
-}
 
 static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32 child_own,
 				      __u32 flags)
@@ -1339,59 +1318,67 @@ static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32
 
 	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
 		count(COUNTER_LOST_FREE);
-		if (type == EVENT_FORK)
-			leave_waiting(child);
 		return false;
 	}
 	return true;
 }
 
 /*
- * --follow-forks: a new process of a traced one, at its first return to
- * user space, before any of its code runs. Its pages are copies of its
- * parent's, without the parent's breakpoints, and no probe of ours filters
- * on it yet: it stops, and is held until the daemon has probed it. Its
- * parent says when the copy was made (fork_returned).
+ * --follow-forks: a new process of a traced one, as the kernel makes it,
+ * in its parent (before the parent goes on, so the parent's record comes
+ * in the order of its records: what it held then, the child holds; and
+ * before the child ever runs). The child stops at its first return to user
+ * space, before any of its code runs, and is held until the daemon has
+ * probed it: its pages are copies of its parent's, without the parent's
+ * breakpoints, and no probe of ours filters on it yet. No system-call
+ * tracepoint is needed for this, so the rest of the host pays nothing for it.
  */
-static __always_inline void forked(void)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 parent, child, *slot;
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym;
 
-	if (!is_main_thread())
-		return;
-	parent = ns_tgid(task->real_parent);
-	slot = parent ? bpf_map_lookup_elem(&traced, &parent) : NULL;
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid, child_tgid, flags, *slot, disarm = HELD_DISARM, how = 0, zero = 0;
+	__u32 waiting = NO_SLOT;
+	__u64 *sending;
+
+	if (!follow_forks || !parent || !child || child->tgid == parent->tgid)
+		return 0;	/* a thread */
+	parent_tgid = ns_tgid(parent);
+	slot = parent_tgid ? bpf_map_lookup_elem(&traced, &parent_tgid) : NULL;
 	if (!slot || *slot >= MAX_PROCS)
-		return;
-	child = current_id() >> 32;
-	if (!child || !enter_waiting(child))
-		return;
-	send_fork(EVENT_FORK, *slot, child, own_ns_tgid(task),
-		  task->mm == task->real_parent->mm ? FORK_SHARES_VM : 0);
+		return 0;
+	child_tgid = ns_tgid(child);
+	if (!child_tgid || bpf_map_lookup_elem(&held, &disarm))
+		return 0;
+	flags = child->mm == parent->mm ? FORK_SHARES_VM : 0;
+	if (bpf_map_update_elem(&traced, &child_tgid, &waiting, BPF_NOEXIST)) {
+		count(COUNTER_UNTRACED_PROCS);
+		return 0;
+	}
+	if (bpf_map_update_elem(&held, &child_tgid, &how, BPF_ANY)) {
+		bpf_map_delete_elem(&traced, &child_tgid);
+		count(COUNTER_UNTRACED_PROCS);
+		return 0;
+	}
+	/* the parent's record, then the child's; the pair's key is the child's pid */
+	if (!send_fork(EVENT_FORK_PARENT, *slot, 0, child_tgid, flags) ||
+	    !send_fork(EVENT_FORK, *slot, child_tgid, child_tgid, flags)) {
+		bpf_map_delete_elem(&traced, &child_tgid);
+		bpf_map_delete_elem(&held, &child_tgid);
+		return 0;
+	}
+	sending = bpf_map_lookup_elem(&holding, &zero);
+	if (sending)
+		*sending = bpf_get_current_pid_tgid();
+	bpf_send_signal_task(child, SIGSTOP, PIDTYPE_TGID, 0);
+	if (sending)
+		*sending = 0;
+	return 0;
 }
 
-/* a traced process's fork returned in it: a new process, not a thread */
-static __always_inline void fork_returned(struct pt_regs *regs, __u64 nr, long child_own)
-{
-	__u64 flags = 0, who = target_who();
-
-	if (!who)
-		return;
-	if (nr == NR_CLONE)
-		flags = regs->di;
-	else if (nr == NR_CLONE3 && bpf_probe_read_user(&flags, sizeof(flags), (void *)regs->di))
-		return;
-	else if (nr == NR_VFORK)
-		flags = CLONE_VM;
-	if (flags & CLONE_THREAD)
-		return;
-	send_fork(EVENT_FORK_PARENT, WHO_SLOT(who), 0, child_own,
-		  flags & CLONE_VM ? FORK_SHARES_VM : 0);
-}
-
-/* mmap and mremap, at their return: what they mapped, and where; and the
- * new child of a fork */
+/* mmap and mremap, at their return: what they mapped, and where */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
@@ -1399,14 +1386,6 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	struct proc_state *proc;
 	struct call_state *s;
 
-	/* with empty probes too: the floor of tracing children has their probes */
-	if (follow_forks && (nr == NR_CLONE || nr == NR_FORK || nr == NR_VFORK || nr == NR_CLONE3)) {
-		if (ret == 0)
-			forked();
-		else if (ret > 0)
-			fork_returned(regs, nr, ret);
-		return 0;
-	}
 	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||
 	    !(who = target_who()))
 		return 0;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "clock.h"
@@ -460,6 +461,19 @@ static struct heap *new_heap(const struct session *s)
 	return h;
 }
 
+/* the kernel's BTF names func (a kfunc a program calls) */
+static bool kernel_has_func(const char *func)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!vmlinux)
+		return false;
+	found = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) >= 0;
+	btf__free(vmlinux);
+	return found;
+}
+
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -480,6 +494,11 @@ static int open_bpf(struct session *s)
 	s->skel->rodata->trace_mmap = !s->opts.no_mmap;
 	/* a process of --comm's name forks workers of that name: they are its */
 	s->skel->rodata->follow_forks = s->opts.follow_forks || s->opts.comm;
+	/* a new child is held by the bpf_send_signal_task kfunc (Linux 6.13) */
+	bpf_program__set_autoload(s->skel->progs.on_fork, s->skel->rodata->follow_forks);
+	if (s->skel->rodata->follow_forks && !kernel_has_func("bpf_send_signal_task"))
+		return fail(0, "%s needs Linux 6.13 or later (the bpf_send_signal_task kfunc)",
+			    s->opts.comm ? "--comm" : "--follow-forks");
 	if (s->opts.comm) {
 		s->skel->rodata->by_comm = true;
 		/* at most 15 characters (options.c), NUL-padded as the kernel's comm */
@@ -908,11 +927,17 @@ static int attach_tracepoints(struct session *s)
 			return fail(-errno, "cannot trace the system calls (mmap, munmap; --no-mmap "
 				    "goes without)");
 	}
-	if (!s->opts.no_mmap || s->skel->rodata->follow_forks) {
+	if (!s->opts.no_mmap) {
 		s->skel->links.on_sys_exit = bpf_program__attach(s->skel->progs.on_sys_exit);
 		if (!s->skel->links.on_sys_exit)
-			return fail(-errno, "cannot trace the system calls (mmap, fork%s)",
-				    s->opts.no_mmap ? "" : "; --no-mmap goes without mmap");
+			return fail(-errno, "cannot trace the system calls (mmap; --no-mmap goes "
+				    "without)");
+	}
+	/* new processes, as the kernel makes them (no system-call tracepoint) */
+	if (s->skel->rodata->follow_forks) {
+		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
+		if (!s->skel->links.on_fork)
+			return fail(-errno, "cannot watch for forks (sched_process_fork)");
 	}
 	return 0;
 }
