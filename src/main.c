@@ -121,6 +121,7 @@ struct session {
 	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
 	int signal_fd;
 	double start_s;
+	double stopped_s;		/* when tracing stopped (the summary's end), or 0 */
 	struct heap_stats last_report;	/* the heap when the last report was printed */
 	uint32_t stacks_at_refresh;	/* stacks known when the maps were last read */
 	uint64_t refreshed_ns;
@@ -329,6 +330,7 @@ static int open_comm(struct session *s)
 
 static int open_targets(struct session *s)
 {
+	struct target_user user;
 	struct proc *p;
 	size_t i;
 	int err;
@@ -343,7 +345,14 @@ static int open_targets(struct session *s)
 		return err;
 	if (s->opts.command) {
 		p = &s->procs[0];
-		err = target__launch(s->opts.command, &p->target);
+		if (s->opts.user) {
+			err = target__find_user(s->opts.user, &user);
+			if (err == -ENOENT)
+				return fail(0, "--user %s: no such user", s->opts.user);
+			if (err)
+				return fail(err, "--user %s", s->opts.user);
+		}
+		err = target__launch_as(s->opts.command, s->opts.user ? &user : NULL, &p->target);
 		if (err == -ECHILD)
 			return fail(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
 		if (err)
@@ -2373,7 +2382,7 @@ static void print_summary(struct session *s, const char *ending)
 {
 	struct summary sum = {
 		.pid = s->first ? proc_pid(s->first) : 0,
-		.traced_s = (clock__now_ns() / 1e9) - s->start_s,
+		.traced_s = (s->stopped_s ? s->stopped_s : clock__now_ns() / 1e9) - s->start_s,
 		.ending = ending,
 		.stats = *heap__stats(s->heap),
 		.sample_bytes = s->opts.sample_bytes,
@@ -2644,6 +2653,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	err = trace(&s, ending, sizeof(ending));
+	/* the summary's time ends here, not after the outputs are written */
+	s.stopped_s = clock__now_ns() / 1e9;
 	if (finish(&s, ending))
 		err = 1;
 cleanup:

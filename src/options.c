@@ -47,6 +47,7 @@ enum {
 	OPT_SNAPSHOT_EVERY,
 	OPT_SNAPSHOT_KEEP,
 	OPT_FOLLOW_FORKS,
+	OPT_USER,
 };
 
 static const char usage[] =
@@ -62,6 +63,8 @@ static const char usage[] =
 	"                                it), and those that start while tracing\n"
 	"      --follow-forks            trace the children the processes fork, and theirs,\n"
 	"                                each as its own process\n"
+	"      --user NAME               run the command as this user (its uid, gid, groups\n"
+	"                                and HOME); tracing stays root's\n"
 	"      --no-follow-exec          end the trace when the program calls exec (by\n"
 	"                                default the trace goes on in the new program)\n"
 	"  -d, --duration SECS           stop after SECS seconds\n"
@@ -364,6 +367,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
 		{ "snapshot-keep", required_argument, NULL, OPT_SNAPSHOT_KEEP },
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW_FORKS },
+		{ "user", required_argument, NULL, OPT_USER },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -402,6 +406,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_FOLLOW_FORKS:
 			opts->follow_forks = true;
+			break;
+		case OPT_USER:
+			opts->user = optarg;
 			break;
 		case OPT_TUI:
 			opts->tui = true;
@@ -539,6 +546,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 	else if (!opts->pid && !opts->command && !opts->comm)
 		err = bad("nothing to trace: give -p PID, --comm NAME or a command (see tracelloc "
 			  "--help)");
+	else if (opts->user && !opts->command)
+		err = bad("--user runs a command: give one after the options");
 	if (err)
 		options__free(opts);
 	return err ? err : OPTIONS_RUN;

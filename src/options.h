@@ -19,6 +19,7 @@ struct options {
 	bool follow_forks;		/* children are traced, each as its own process */
 	const char *comm;		/* --comm: every process of this name */
 	char **command;			/* NULL-terminated, or NULL */
+	const char *user;		/* --user: the command runs as this user */
 	double duration_s;		/* 0: until the target exits or a signal */
 	double interval_s;		/* periodic line; 0: none */
 	const char *flamegraph_path;

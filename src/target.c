@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <elf.h>
+#include <grp.h>
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -275,7 +277,39 @@ static int run_until_loaded(pid_t pid)
 	}
 }
 
+int target__find_user(const char *name, struct target_user *user)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	pw = getpwnam(name);
+	if (!pw)
+		return errno ? -errno : -ENOENT;
+	user->uid = pw->pw_uid;
+	user->gid = pw->pw_gid;
+	snprintf(user->name, sizeof(user->name), "%s", pw->pw_name);
+	snprintf(user->home, sizeof(user->home), "%s", pw->pw_dir ? pw->pw_dir : "/");
+	return 0;
+}
+
+/* in the child, before exec: the user's groups, gid and uid, in that order
+ * (the uid last: it takes the right to change the others) */
+static int become(const struct target_user *user)
+{
+	if (initgroups(user->name, user->gid) || setgid(user->gid) || setuid(user->uid))
+		return -errno;
+	setenv("HOME", user->home, 1);
+	setenv("USER", user->name, 1);
+	setenv("LOGNAME", user->name, 1);
+	return 0;
+}
+
 int target__launch(char *const argv[], struct target **out)
+{
+	return target__launch_as(argv, NULL, out);
+}
+
+int target__launch_as(char *const argv[], const struct target_user *user, struct target **out)
 {
 	struct target *t;
 	int pipefd[2], sig, err, child_errno = 0;
@@ -295,8 +329,12 @@ int target__launch(char *const argv[], struct target **out)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execvp(argv[0], argv);
-		child_errno = errno;
+		if (user && become(user))
+			child_errno = errno;
+		else {
+			execvp(argv[0], argv);
+			child_errno = errno;
+		}
 		if (write(pipefd[1], &child_errno, sizeof(child_errno)) < 0)
 			_exit(127);
 		_exit(127);

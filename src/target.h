@@ -22,6 +22,17 @@ int target__open(pid_t pid, struct target **out);
  * -ENOENT etc.: exec failed (errno of execvp); -ECHILD: it died before that.
  */
 int target__launch(char *const argv[], struct target **out);
+/* the user a launched command runs as (its uid, gid, groups, HOME, USER);
+ * -ENOENT: no such user */
+struct target_user {
+	uid_t uid;
+	gid_t gid;
+	char name[64];
+	char home[256];
+};
+int target__find_user(const char *name, struct target_user *user);
+/* target__launch as user (NULL: as tracelloc) */
+int target__launch_as(char *const argv[], const struct target_user *user, struct target **out);
 /* the BPF program stopped the target (SIGSTOP) at an exec: waits until it
  * is stopped (holds__release() lets it go) */
 int target__wait_stopped(struct target *t);

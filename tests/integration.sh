@@ -871,6 +871,21 @@ test_follow_forks_pipeline() { # --follow-forks of a shell pipeline: each proces
 		"pipeline: bash and its three children, each once (they exec)"
 }
 
+test_user() { # --user NAME: the launched command runs as that user (uid, groups, HOME), traced as any command
+	need_target sleeper || return
+	tl_run u -i 0 -t 1 --user nobody -- sh -c 'id -u; id -G; echo "$HOME"; exec '"$TB"'/sleeper 0.2'
+	assert_eq "$TL_RC" 0 "--user: tracelloc exit status"
+	assert_eq "$(sed -n 1p "$T_DIR/u.out")" "$(id -u nobody)" "--user: the command's uid"
+	assert_eq "$(sed -n 2p "$T_DIR/u.out")" "$(id -G nobody)" "--user: its groups"
+	assert_eq "$(sed -n 3p "$T_DIR/u.out")" "$(getent passwd nobody | cut -d: -f6)" "--user: its HOME"
+	assert_grep "$T_DIR/u.out" ' site_sleeper_start\+0x[0-9a-f]+ \(sleeper\)' "--user: the command is traced"
+	tl_run bad --user no-such-user-here -- true
+	assert_ne "$TL_RC" 0 "--user of no user: refused"
+	assert_grep "$T_DIR/bad.err" '^tracelloc: --user no-such-user-here: no such user$' "--user: the message"
+	tl_run badp --user nobody -p 1
+	assert_eq "$TL_RC" 2 "--user without a command: refused"
+}
+
 test_comm() { # --comm NAME: a process of that name running already and one that starts later, each exact from its start
 	need_target waiter || return
 	local name="tlw$$" a b
