@@ -607,6 +607,16 @@ static __always_inline long cut(__u32 why)
 	return 1;
 }
 
+/* no table for pc: in ld.so, that is its entry code (_dl_start_user, which
+ * calls the libraries' constructors through _dl_init): the outermost frame,
+ * not a stack cut short */
+static __always_inline long no_table(const struct proc_state *proc, __u64 pc)
+{
+	if (pc >= proc->loader_start && pc < proc->loader_end)
+		return 1;
+	return cut(COUNTER_CUT_NO_TABLE);
+}
+
 static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, __u64 sp,
 				       __u64 fp, __u32 exact)
 {
@@ -725,7 +735,7 @@ static __always_inline long unwind_step(struct call_state *s)
 		}
 		row = find_row(m, look - m->bias);
 		if (!row)
-			return cut(COUNTER_CUT_NO_TABLE);
+			return no_table(proc, look);
 		cache_row(s, look, s->walk.version, row);
 	}
 	switch (row->cfa_kind) {
@@ -757,7 +767,7 @@ static __always_inline long unwind_step(struct call_state *s)
 	case UNWIND_CFA_OUTERMOST:
 		return 1;
 	case UNWIND_CFA_GAP:
-		return cut(COUNTER_CUT_NO_TABLE);
+		return no_table(proc, look);
 	default:
 		return cut(COUNTER_CUT_RULE);
 	}

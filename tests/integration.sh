@@ -871,6 +871,15 @@ test_follow_forks_pipeline() { # --follow-forks of a shell pipeline: each proces
 		"pipeline: bash and its three children, each once (they exec)"
 }
 
+test_ldso_outermost() { # a library constructor's stack ends at ld.so's _dl_start_user: whole, not counted cut short
+	need_target cxx || return
+	tl_run c -i 0 -t 5 -- "$TB/cxx"
+	assert_eq "$TL_RC" 0 "ld.so entry: tracelloc exit status"
+	assert_grep "$T_DIR/c.out" ' _dl_start_user\+0x[0-9a-f]+ \(ld-linux-x86-64\.so\.2\)$' \
+		"ld.so entry: a constructor's stack reaches _dl_start_user"
+	assert_no_grep "$T_DIR/c.out" 'stacks cut short' "ld.so entry: no stack counted cut short"
+}
+
 test_user() { # --user NAME: the launched command runs as that user (uid, groups, HOME), traced as any command
 	need_target sleeper || return
 	tl_run u -i 0 -t 1 --user nobody -- sh -c 'id -u; id -G; echo "$HOME"; exec '"$TB"'/sleeper 0.2'
