@@ -41,6 +41,20 @@ random_delay() {
 	awk -v lo="$1" -v span="$2" -v r="$RANDOM" 'BEGIN { printf "%.3f\n", (lo + r % span) / 1000 }'
 }
 
+# name_storm NAME COUNT EVERY: in the background (STORM_PID), COUNT copies
+# of the sleeper target called NAME, one every EVERY seconds, each living 0.2 s
+name_storm() {
+	cp "$TB/sleeper" "$T_DIR/$1"
+	(
+		for _ in $(seq "$2"); do
+			"$T_DIR/$1" 0.2 </dev/null >/dev/null 2>&1 &
+			sleep "$3"
+		done
+	) &
+	STORM_PID=$!
+	register_pid "$STORM_PID"
+}
+
 # kill_round NAME DELAY: SIGKILL to the tracelloc started last after DELAY s,
 # then the time its stops have to go
 kill_round() {
@@ -99,16 +113,8 @@ test_killed_exec_chain() { # a launched command through a chain of execs, SIGKIL
 
 test_killed_comm_storm() { # --comm NAME while processes of that name start every 20 ms, SIGKILL at random moments: none left stopped
 	need_target sleeper || return
-	local i name="tlc$$" delay left total=0 loop
-	cp "$TB/sleeper" "$T_DIR/$name"
-	(
-		for _ in $(seq 3000); do
-			"$T_DIR/$name" 0.2 </dev/null >/dev/null 2>&1 &
-			sleep 0.02
-		done
-	) &
-	loop=$!
-	register_pid "$loop"
+	local i name="tlc$$" delay left total=0
+	name_storm "$name" 3000 0.02
 	for i in $(seq "$KILL_ROUNDS"); do
 		delay=$(random_delay 100 1000)
 		tl_bg c$i -i 0 -t 0 --comm "$name"
@@ -121,23 +127,15 @@ test_killed_comm_storm() { # --comm NAME while processes of that name start ever
 			pkill -CONT -x "$name"
 		fi
 	done
-	kill "$loop" 2>/dev/null
+	kill "$STORM_PID" 2>/dev/null
 	pkill -KILL -x "$name"
 	assert_eq "$total" 0 "--comm storm: processes left stopped after $KILL_ROUNDS SIGKILLs"
 }
 
 test_sigint_comm_storm() { # a clean SIGINT while processes of --comm's name start: every one held goes on
 	need_target sleeper || return
-	local i name="tli$$" left total=0 loop
-	cp "$TB/sleeper" "$T_DIR/$name"
-	(
-		for _ in $(seq 1000); do
-			"$T_DIR/$name" 0.2 </dev/null >/dev/null 2>&1 &
-			sleep 0.01
-		done
-	) &
-	loop=$!
-	register_pid "$loop"
+	local i name="tli$$" left total=0
+	name_storm "$name" 1000 0.01
 	for i in 1 2 3; do
 		tl_bg s$i -i 0 -t 0 --comm "$name"
 		wait_for_grep "$T_DIR/s$i.err" "^tracelloc: tracing processes called $name" 10 || fail "--comm: not started"
@@ -151,7 +149,7 @@ test_sigint_comm_storm() { # a clean SIGINT while processes of --comm's name sta
 		total=$((total + left))
 		pkill -CONT -x "$name"
 	done
-	kill "$loop" 2>/dev/null
+	kill "$STORM_PID" 2>/dev/null
 	pkill -KILL -x "$name"
 	assert_eq "$total" 0 "--comm storm: processes left stopped after a clean SIGINT"
 }
