@@ -39,10 +39,32 @@ struct span {
 	uint64_t ino;
 	uint32_t first_gen;	/* NO_GEN until a read whose generation is sure */
 	uint32_t last_gen;
-	uint16_t layer;		/* the Dwfl its module is reported to */
+	uint16_t layer;		/* SYM_LAYER of its frames */
 	bool open;		/* seen by the last read of the maps */
 	bool seen;		/* by the read under way */
 	bool contested;		/* another file was seen where it is */
+	struct symfile *file;	/* NULL until opened, or when it cannot be */
+	const char *path;	/* as this process maps it, interned */
+};
+
+/*
+ * One file's libdw state (symbols, lines, inline scopes, decompressed debug
+ * sections: megabytes for a libc with its debug file), held once for every
+ * process that maps it: a thousand processes of one program would otherwise
+ * hold a thousand copies. The module is reported at the place the first
+ * process mapped it; another process's addresses are moved by the
+ * difference of the two places. Files are known by device and inode, as
+ * the maps give them, and a file written since is never shared again.
+ * The daemon names frames on one thread: no lock.
+ */
+struct symfile {
+	struct symfile *next;
+	int refs;		/* spans that point at it */
+	uint64_t dev;
+	uint64_t ino;
+	uint64_t base;		/* where it is reported */
+	Dwfl *dwfl;		/* holding this module alone */
+	Dwfl_Module *mod;	/* NULL: libdw made nothing of the file */
 };
 
 struct symbolizer {
@@ -52,9 +74,6 @@ struct symbolizer {
 	/* the target's root directory, held open: debug files are looked up
 	 * lazily, possibly after the process (and its /proc entry) is gone */
 	int root_fd;
-	Dwfl *dwfl;
-	Dwfl_Callbacks callbacks;
-	char *debuginfo_path;
 	struct table *locations;	/* return address -> struct sym_location * */
 	struct table *strings;		/* hash -> char *, interned names and paths */
 	struct table *modules;		/* mapping start -> struct sym_module * */
@@ -62,10 +81,8 @@ struct symbolizer {
 	size_t nmodules;
 	struct maps maps;		/* as of the last refresh, for [anon] */
 	uint64_t last_refresh_ns;
-	/* layers[0] is dwfl; a file loaded where another one was goes to the
-	 * first layer where it overlaps none */
-	Dwfl *layers[MAX_LAYERS];
-	int nlayers;
+	/* a file loaded where another one was gets the first layer where it
+	 * overlaps none */
 	struct span *spans;
 	size_t nspans, spans_cap;
 	size_t *contested;		/* indexes of the contested spans */
@@ -87,7 +104,7 @@ struct module_file {
 	off_t size;
 	struct timespec mtime;
 	bool changed;
-	int root_fd;		/* the target's root (the symbolizer's): its debug files */
+	int root_fd;		/* the target's root, our own copy: its debug files */
 };
 
 static uint64_t hash_string(const char *str)
@@ -230,6 +247,17 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	return find_in_root(mod, file->root_fd, modname, debuglink, crc, found);
 }
 
+/* libdw looks only in the host's /usr/lib/debug (and asks debuginfod);
+ * the target's own debug files are ours to find (find_debuginfo) */
+static char debuginfo_dir[] = "/usr/lib/debug";
+static char *debuginfo_path = debuginfo_dir;
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+static struct symfile *symfiles;	/* every file open, in any process */
+
 struct symbolizer *symbolizer__new(pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -244,19 +272,10 @@ struct symbolizer *symbolizer__new(pid_t pid)
 		strcat(path, "/root");
 		s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	/* libdw looks only in the host's /usr/lib/debug (and asks debuginfod);
-	 * the target's own debug files are ours to find (find_debuginfo) */
-	s->debuginfo_path = strdup("/usr/lib/debug");
-	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = find_debuginfo;
-	s->callbacks.debuginfo_path = &s->debuginfo_path;
-	s->dwfl = dwfl_begin(&s->callbacks);
-	s->layers[0] = s->dwfl;
-	s->nlayers = 1;
 	s->locations = table__new(sizeof(struct sym_location *));
 	s->strings = table__new(sizeof(char *));
 	s->modules = table__new(sizeof(struct sym_module *));
-	if (!s->debuginfo_path || !s->dwfl || !s->locations || !s->strings || !s->modules) {
+	if (!s->locations || !s->strings || !s->modules) {
 		symbolizer__destroy(s);
 		return NULL;
 	}
@@ -270,19 +289,31 @@ static int free_module_file(Dwfl_Module *mod, void **userdata, const char *name,
 
 	if (file) {
 		close(file->fd);
+		if (file->root_fd >= 0)
+			close(file->root_fd);
 		free(file);
 		*userdata = NULL;
 	}
 	return DWARF_CB_OK;
 }
 
-/* libdw drops a module it was given that collides with one it has, at the
- * end of a report. It passes the address of the userdata, whatever its
- * prototype says. */
-static int drop_module_file(Dwfl_Module *mod, void *userdata, const char *name,
-			    Dwarf_Addr start, void *arg)
+/* one span less points at f */
+static void symfile_put(struct symfile *f)
 {
-	return free_module_file(mod, userdata, name, start, arg);
+	struct symfile **link;
+
+	if (!f || --f->refs > 0)
+		return;
+	for (link = &symfiles; *link; link = &(*link)->next)
+		if (*link == f) {
+			*link = f->next;
+			break;
+		}
+	if (f->dwfl) {
+		dwfl_getmodules(f->dwfl, free_module_file, NULL, 0);
+		dwfl_end(f->dwfl);
+	}
+	free(f);
 }
 
 struct symbolizer *symbolizer__get(struct symbolizer *s)
@@ -307,7 +338,6 @@ void symbolizer__destroy(struct symbolizer *s)
 {
 	size_t pos = 0;
 	void **p;
-	int i;
 
 	if (!s || --s->refs > 0)
 		return;
@@ -326,16 +356,11 @@ void symbolizer__destroy(struct symbolizer *s)
 	while (s->nmodules)
 		free(s->all_modules[--s->nmodules]);
 	free(s->all_modules);
-	for (i = 0; i < s->nlayers; i++) {
-		if (!s->layers[i])
-			continue;
-		dwfl_getmodules(s->layers[i], free_module_file, NULL, 0);
-		dwfl_end(s->layers[i]);
-	}
+	while (s->nspans)
+		symfile_put(s->spans[--s->nspans].file);
 	free(s->spans);
 	free(s->contested);
 	maps__clear(&s->maps);
-	free(s->debuginfo_path);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
 	free(s);
@@ -360,9 +385,8 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 }
 
 /* reports the ELF file open as fd, mapped from base; takes fd. root_fd:
- * where its debug files are looked for, -1 for nowhere but the host's
- * (the fuzzer calls this too) */
-static void report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint64_t base)
+ * where its debug files are looked for, -1 for nowhere but the host's */
+static Dwfl_Module *report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint64_t base)
 {
 	struct module_file *file = calloc(1, sizeof(*file));
 	Dwfl_Module *mod = NULL;
@@ -372,7 +396,9 @@ static void report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint6
 	if (!file)
 		goto fail;
 	file->fd = -1;
-	file->root_fd = root_fd;
+	file->root_fd = -1;
+	if (root_fd >= 0 && (file->root_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		goto fail;
 	if (fstat(fd, &st) || (file->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		goto fail;
 	file->size = st.st_size;
@@ -382,20 +408,43 @@ static void report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint6
 	if (!mod)
 		goto fail;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	if (!*userdata) {
-		*userdata = file;
-		return;
-	}
-	/* a module libdw already had */
-	close(file->fd);
-	free(file);
-	return;
+	*userdata = file;
+	return mod;
 fail:
 	if (file && file->fd >= 0)
 		close(file->fd);
+	if (file && file->root_fd >= 0)
+		close(file->root_fd);
 	free(file);
 	if (!mod)
 		close(fd);
+	return NULL;
+}
+
+/* a file of its own for the ELF file open as fd (taken), reported at base;
+ * NULL when out of memory */
+static struct symfile *symfile_new(const char *name, int root_fd, int fd, uint64_t base,
+				   uint64_t dev, uint64_t ino)
+{
+	struct symfile *f = calloc(1, sizeof(*f));
+
+	if (f)
+		f->dwfl = dwfl_begin(&callbacks);
+	if (!f || !f->dwfl) {
+		free(f);
+		close(fd);
+		return NULL;
+	}
+	f->refs = 1;
+	f->dev = dev;
+	f->ino = ino;
+	f->base = base;
+	dwfl_report_begin(f->dwfl);
+	f->mod = report_file(f->dwfl, name, root_fd, fd, base);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	f->next = symfiles;
+	symfiles = f;
+	return f;
 }
 
 /* has the module's file been truncated or written since it was reported? */
@@ -415,17 +464,23 @@ static bool file_changed(Dwfl_Module *mod)
 	return file->changed;
 }
 
-static void report_mapping(struct symbolizer *s, Dwfl *dwfl, const struct mapping *m,
-			   const struct mapping *first)
+/* the file of the span from first on: one another process opened, or
+ * opened now; NULL when it cannot be read (yet) */
+static struct symfile *open_file(struct symbolizer *s, const struct span *sp,
+				 const struct mapping *first)
 {
+	struct symfile *f;
 	int fd;
 
-	if (dwfl_addrmodule(dwfl, m->start))
-		return;
+	for (f = symfiles; f; f = f->next)
+		if (f->dev == sp->dev && f->ino == sp->ino && (!f->mod || !file_changed(f->mod))) {
+			f->refs++;
+			return f;
+		}
 	fd = maps__open(s->pid, first);
 	if (fd < 0)
-		return;
-	report_file(dwfl, m->path, s->root_fd, fd, first->start);
+		return NULL;
+	return symfile_new(first->path, s->root_fd, fd, first->start, sp->dev, sp->ino);
 }
 
 static uint32_t generation(const struct symbolizer *s)
@@ -475,21 +530,12 @@ static uint16_t pick_layer(struct symbolizer *s, size_t made, const struct mappi
 		return (uint16_t)again;
 	for (layer = 0; layer < MAX_LAYERS && (busy & (1U << layer)); layer++)
 		;
-	if (layer == MAX_LAYERS)
-		return SYM_LAYER_UNKNOWN;
-	if (layer == s->nlayers) {
-		s->layers[layer] = dwfl_begin(&s->callbacks);
-		if (!s->layers[layer])
-			return SYM_LAYER_UNKNOWN;
-		dwfl_report_begin_add(s->layers[layer]);
-		s->nlayers++;
-	}
-	return (uint16_t)layer;
+	return layer == MAX_LAYERS ? SYM_LAYER_UNKNOWN : (uint16_t)layer;
 }
 
 /* the span of the file mapped from first (its offset-0 mapping) on */
 static struct span *note_span(struct symbolizer *s, const struct maps *maps,
-			      const struct mapping *first)
+			      const struct mapping *first, const char *path)
 {
 	const struct mapping *last = first, *end = maps->mappings + maps->count;
 	struct span *sp;
@@ -524,6 +570,7 @@ static struct span *note_span(struct symbolizer *s, const struct maps *maps,
 		.ino = first->inode,
 		.first_gen = NO_GEN,
 		.open = true,
+		.path = intern(s, path),
 	};
 	sp->layer = pick_layer(s, s->nspans, first);
 	s->nspans++;
@@ -535,7 +582,7 @@ int symbolizer__refresh(struct symbolizer *s)
 	uint32_t gen = 0, after = 0;
 	struct maps maps = {};
 	bool sure = false;
-	int err, tries, i;
+	int err, tries;
 	size_t j;
 
 	if (s->frozen)
@@ -555,8 +602,6 @@ int symbolizer__refresh(struct symbolizer *s)
 	 * nothing: keep what it mapped, for [anon] and deleted files */
 	if (!maps.count)
 		return -ESRCH;
-	for (i = 0; i < s->nlayers; i++)
-		dwfl_report_begin_add(s->layers[i]);
 	for (j = 0; j < s->nspans; j++)
 		s->spans[j].seen = false;
 	for (j = 0; j < maps.count; j++) {
@@ -566,7 +611,7 @@ int symbolizer__refresh(struct symbolizer *s)
 		if (!m->exec || !m->path || m->path[0] != '/' || m->deleted)
 			continue;
 		first = first_mapping(&maps, m);
-		sp = first ? note_span(s, &maps, first) : NULL;
+		sp = first ? note_span(s, &maps, first, m->path) : NULL;
 		if (!sp)
 			continue;
 		sp->seen = true;
@@ -575,13 +620,11 @@ int symbolizer__refresh(struct symbolizer *s)
 				sp->first_gen = gen;
 			sp->last_gen = gen;
 		}
-		if (sp->layer < s->nlayers)
-			report_mapping(s, s->layers[sp->layer], m, first);
+		if (!sp->file && sp->layer != SYM_LAYER_UNKNOWN)
+			sp->file = open_file(s, sp, first);
 	}
 	for (j = 0; j < s->nspans; j++)
 		s->spans[j].open = s->spans[j].seen;
-	for (i = 0; i < s->nlayers; i++)
-		dwfl_report_end(s->layers[i], drop_module_file, NULL);
 	s->read_gen = after;
 	maps__clear(&s->maps);
 	s->maps = maps;
@@ -632,19 +675,43 @@ const uint64_t *symbolizer__map_frames(struct symbolizer *s, uint16_t gen16,
 	return mapped ? buf : frames;
 }
 
-static Dwfl_Module *module_of(struct symbolizer *s, uint64_t layer, Dwarf_Addr addr)
+/* the span of layer that holds addr, with its file open: the one mapped
+ * now, else the last one seen there; valid until the next refresh */
+static const struct span *find_span(const struct symbolizer *s, uint64_t layer, uint64_t addr)
 {
-	Dwfl_Module *mod;
+	const struct span *found = NULL;
+	size_t i = s->nspans;
 
-	if (layer)
-		return layer < (uint64_t)s->nlayers ? dwfl_addrmodule(s->layers[layer], addr) : NULL;
-	mod = dwfl_addrmodule(s->dwfl, addr);
-	if (!mod && clock__now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
+	while (i--) {
+		const struct span *sp = &s->spans[i];
+
+		if (sp->layer != layer || addr < sp->start || addr >= sp->end || !sp->file ||
+		    !sp->file->mod)
+			continue;
+		if (sp->open)
+			return sp;
+		if (!found)
+			found = sp;
+	}
+	return found;
+}
+
+static const struct span *span_of(struct symbolizer *s, uint64_t layer, uint64_t addr)
+{
+	const struct span *sp = find_span(s, layer, addr);
+
+	if (!sp && !layer && clock__now_ns() - s->last_refresh_ns > REFRESH_EVERY_NS) {
 		/* code mapped since the last look (dlopen): read the maps again */
 		symbolizer__refresh(s);
-		mod = dwfl_addrmodule(s->dwfl, addr);
+		sp = find_span(s, layer, addr);
 	}
-	return mod;
+	return sp;
+}
+
+/* addr of the process, as the shared module of sp's file knows it */
+static Dwarf_Addr file_addr(const struct span *sp, uint64_t addr)
+{
+	return addr - sp->start + sp->file->base;
 }
 
 /* name of a subprogram or inlined-subroutine DIE, demangled when possible */
@@ -811,12 +878,14 @@ static const char *build_id_hex(struct symbolizer *s, Dwfl_Module *mod)
  * holds it, as pprof (and Go's own profiles) describe a mapping; for a module
  * unmapped since (dlclose), its whole span from file offset 0.
  */
-static const struct sym_module *module_mapping(struct symbolizer *s, Dwfl_Module *mod,
-					       uint64_t addr, const char *path)
+static const struct sym_module *module_mapping(struct symbolizer *s, const struct span *sp,
+					       uint64_t addr)
 {
 	const struct mapping *m = maps__find(&s->maps, addr);
-	struct sym_module info = { .path = path }, *made, **slot, **grown;
+	struct sym_module info = { .path = sp->path }, *made, **slot, **grown;
+	Dwfl_Module *mod = sp->file->mod;
 	Dwarf_Addr low = 0, high = 0;
+	const char *path = sp->path;
 	bool existed;
 
 	if (m && m->exec && m->path && !strcmp(m->path, path)) {
@@ -825,8 +894,8 @@ static const struct sym_module *module_mapping(struct symbolizer *s, Dwfl_Module
 		info.file_offset = m->offset;
 	} else {
 		dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
-		info.start = low;
-		info.limit = high;
+		info.start = low - sp->file->base + sp->start;
+		info.limit = high - sp->file->base + sp->start;
 	}
 	slot = table__upsert(s->modules, info.start ? info.start : 1, &existed);
 	if (!slot)
@@ -854,31 +923,30 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	/* a return address points after the call: look up the call itself */
 	Dwarf_Addr addr = SYM_ADDR(ret_addr) - 1;
 	uint64_t layer = SYM_LAYER(ret_addr);
-	Dwfl_Module *mod = module_of(s, layer, addr);
+	const struct span *sp = span_of(s, layer, addr);
+	Dwfl_Module *mod = sp ? sp->file->mod : NULL;
 	struct sym_location *loc;
 	const char *symbol = NULL, *module = NULL, *name;
 	const struct sym_module *mapping = NULL;
 	uint64_t offset = 0, size = 0;
 	int n = 0, i;
 
-	if (mod) {
-		module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-		module = module ? intern(s, module) : NULL;
-	}
+	if (mod)
+		module = sp->path;
 	if (mod && !file_changed(mod)) {
+		Dwarf_Addr at = file_addr(sp, addr);
 		GElf_Off sym_offset;
 		GElf_Sym sym;
 
 		/* reads the build-id, from the file */
-		if (module)
-			mapping = module_mapping(s, mod, addr, module);
-		name = dwfl_module_addrinfo(mod, addr, &sym_offset, &sym, NULL, NULL, NULL);
+		mapping = module_mapping(s, sp, addr);
+		name = dwfl_module_addrinfo(mod, at, &sym_offset, &sym, NULL, NULL, NULL);
 		if (name && *name) {
 			symbol = intern_demangled(s, name);
 			offset = sym_offset + 1;
 			size = sym.st_size;
 		}
-		n = inline_frames(s, mod, addr, frames, SYM_MAX_INLINE);
+		n = inline_frames(s, mod, at, frames, SYM_MAX_INLINE);
 	}
 	if (n == 0) {
 		frames[0].function = NULL;
@@ -934,6 +1002,16 @@ const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret
 	return loc;
 }
 
+size_t symbolizer__open_files(void)
+{
+	const struct symfile *f;
+	size_t n = 0;
+
+	for (f = symfiles; f; f = f->next)
+		n++;
+	return n;
+}
+
 bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_location **cached = table__lookup(s->locations, ret_addr);
@@ -944,7 +1022,7 @@ bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 	/* a layer is given only to frames in a file's place */
 	if (SYM_LAYER(ret_addr))
 		return true;
-	if (module_of(s, 0, ret_addr - 1))
+	if (span_of(s, 0, ret_addr - 1))
 		return true;
 	m = maps__find(&s->maps, ret_addr - 1);
 	return m && m->exec;

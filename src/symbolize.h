@@ -3,6 +3,7 @@
 #define TRACELLOC_SYMBOLIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -98,6 +99,10 @@ const uint64_t *symbolizer__map_frames(struct symbolizer *s, uint16_t gen,
 const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret_addr);
 /* is ret_addr inside a module of the process? */
 bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr);
+
+/* the files open for naming frames, whatever the number of symbolizers:
+ * each is held once, for every process that maps it */
+size_t symbolizer__open_files(void);
 
 /* demangled C++ or Rust name (Rust hashes dropped), or NULL when not mangled; malloc'ed */
 char *symbolizer__demangle(const char *name);

@@ -140,6 +140,9 @@ static void fuzz_symbolizer(void)
 {
 	/* pid 0: no /proc/0, so nothing but the input is ever reported */
 	struct symbolizer *s = symbolizer__new(0);
+	struct symfile *f;
+	struct span *sp;
+	Dwarf_Addr low = 0, high = 0;
 	int fd;
 
 	if (!s)
@@ -147,10 +150,18 @@ static void fuzz_symbolizer(void)
 	fd = open(file_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		abort();
-	dwfl_report_begin_add(s->dwfl);
-	report_file(s->dwfl, file_path, -1, fd, MODULE_BASE);
-	dwfl_report_end(s->dwfl, drop_module_file, NULL);
-	dwfl_getmodules(s->dwfl, locate_in_module, s, 0);
+	/* as a refresh would: one span of the file, from its base on */
+	f = symfile_new(file_path, -1, fd, MODULE_BASE, 0, 0);
+	if (f && f->mod)
+		dwfl_module_info(f->mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	s->spans = calloc(1, sizeof(*s->spans));
+	if (!s->spans)
+		abort();
+	sp = &s->spans[s->nspans++];
+	*sp = (struct span){ .start = MODULE_BASE, .end = high > MODULE_BASE ? high : MODULE_BASE + 1,
+			     .file = f, .path = file_path, .open = true };
+	if (f)
+		dwfl_getmodules(f->dwfl, locate_in_module, s, 0);
 	locate(s, MODULE_BASE - 2);	/* outside */
 	symbolizer__destroy(s);
 }
