@@ -55,6 +55,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst %,$(OUT)/tests/threads_%,jemalloc tcmalloc mimalloc) \
 		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
 		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
+		$(if $(wildcard tests/targets/sleeper.c),$(OUT)/tests/sleeper_static) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
 		$(if $(wildcard tests/targets/static_two.c),$(OUT)/tests/static_two_musl $(OUT)/tests/static_two_glibc) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
@@ -116,6 +117,10 @@ $(OUT)/tests/family_musl_static: tests/targets/family.c $(wildcard tests/targets
 	musl-gcc -static -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
 $(OUT)/tests/family_static: tests/targets/family.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
+
+# a static program that runs on: its mappings are seen at the system calls
+$(OUT)/tests/sleeper_static: tests/targets/sleeper.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
 
 # two allocators linked into one static executable (see static_two.c)

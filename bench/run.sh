@@ -43,6 +43,12 @@
 # 12. The daemon's memory per traced process: forked workers (--follow-forks)
 #    and separate processes (-p A,B,...), 20 and 60 of each, every stack
 #    named (-m count -f): the growth of its peak RSS per process. BENCH_ONLY=12.
+# 13. The host's system calls while tracing: bench/syscalls (getppid and a
+#    one-byte read, a process tracelloc does not trace) untraced, while
+#    tracelloc -p traces a dynamically linked sleeper (its mappings seen at
+#    its libc's mmap: nothing on the system-call path), and while it traces
+#    a static one (the system-call tracepoints, which every process pays);
+#    rounds of the three back to back, ratios paired. BENCH_ONLY=13.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -143,6 +149,10 @@ gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/forkstorm" tests/targets/forkstorm.c
 	die "cannot build tests/targets/forkstorm.c"
 gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper" tests/targets/sleeper.c ||
 	die "cannot build tests/targets/sleeper.c"
+# section 13: an untraced process's system calls; the sleeper linked statically
+gcc -O2 -o "$OUT/syscalls" bench/syscalls.c || die "cannot build bench/syscalls.c"
+gcc -static $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper_static" tests/targets/sleeper.c 2>/dev/null ||
+	note "no static glibc: section 13 without its static row"
 CHURN=$OUT/churn
 CHURN_FP=$OUT/churn
 CHURN_NOFP=$OUT/churn_nofp
@@ -1042,6 +1052,84 @@ if [ "${BENCH_ONLY:-}" = 12 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 13. the host's system calls
+
+# syscall_run LOG: bench/syscalls once; "getppid NS read NS" into LOG
+syscall_run() {
+	"$OUT/syscalls" "${BENCH_SYSCALLS:-400000}" >"$1" 2>&1
+}
+
+# syscall_traced KIND LOG: bench/syscalls while tracelloc -p traces a sleeper
+# of KIND (dynamic, static)
+syscall_traced() {
+	local kind=$1 log=$2 bin=$OUT/sleeper sleeper tl
+	[ "$kind" = static ] && bin=$OUT/sleeper_static
+	[ -x "$bin" ] || return 1
+	"$bin" 30 >/dev/null 2>&1 &
+	sleeper=$!
+	STARTED+=("$sleeper")
+	"$TRACELLOC" -i 0 -t 0 -p "$sleeper" >"$log.tl" 2>&1 &
+	tl=$!
+	STARTED+=("$tl")
+	if wait_line "$log.tl" '^tracelloc: attached' 10 "$tl"; then
+		snooze 0.2
+		syscall_run "$log"
+	fi
+	signal_ours INT "$tl"
+	wait_exit "$tl" 10
+	signal_ours KILL "$sleeper"
+	wait "$sleeper" 2>/dev/null
+	[ -s "$log" ]
+}
+
+# "getppid NS read NS" -> "NS NS"
+field_of() { awk '{ print $2, $4 }' "$1"; }
+# the mean of the two calls' ratios: traced "NS NS" over untraced "NS NS"
+ratio_pair() {
+	awk -v t="$1" -v u="$2" 'BEGIN { split(t, a, " "); split(u, b, " ");
+		if (b[1] > 0 && b[2] > 0) printf "%.3f", (a[1] / b[1] + a[2] / b[2]) / 2; else print "x" }'
+}
+declare -A SYSCALL_RATIO SYSCALL_NS SYSCALL_MED
+
+section_syscalls() {
+	local r kind u t
+	echo
+	echo "== 13. an untraced process's system calls while tracelloc runs (ns per call, fastest batch)"
+	for r in $(seq "$RUNS"); do
+		syscall_run "$LOGS/syscalls-untraced-$r" || continue
+		u=$(field_of "$LOGS/syscalls-untraced-$r")
+		SYSCALL_NS[untraced]="${SYSCALL_NS[untraced]:-} ${u% *}"
+		for kind in dynamic static; do
+			syscall_traced "$kind" "$LOGS/syscalls-$kind-$r" || continue
+			t=$(field_of "$LOGS/syscalls-$kind-$r")
+			SYSCALL_RATIO[$kind]="${SYSCALL_RATIO[$kind]:-} $(ratio_pair "$t" "$u")"
+			SYSCALL_NS[$kind]="${SYSCALL_NS[$kind]:-} ${t% *}"
+		done
+	done
+	echo "  untraced: getppid $(median ${SYSCALL_NS[untraced]:-}) ns"
+	for kind in dynamic static; do
+		SYSCALL_MED[$kind]=$(MEDIAN_FMT=%.3f median ${SYSCALL_RATIO[$kind]:-})
+		echo "  tracing a $kind program: getppid $(median ${SYSCALL_NS[$kind]:-}) ns; the untraced" \
+		     "process's calls ${SYSCALL_MED[$kind]}x (getppid and read; each round:${SYSCALL_RATIO[$kind]:- none})"
+	done
+}
+
+syscalls_verdict() {
+	local v
+	v=$(le "${SYSCALL_MED[dynamic]:-x}" 1.02)
+	echo "$(verdict "$v") tracing a dynamically linked program, an untraced process's system calls" \
+	     "cost <= 1.02x: ${SYSCALL_MED[dynamic]:-n/a}x (a static one: ${SYSCALL_MED[static]:-n/a}x," \
+	     "said at start)"
+}
+
+if [ "${BENCH_ONLY:-}" = 13 ]; then
+	section_syscalls
+	echo
+	echo "================================================================ targets (section 13 alone)"
+	syscalls_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1321,6 +1409,7 @@ section_forks
 
 section_model
 section_procmem
+section_syscalls
 
 # ---------------------------------------------------------------- report
 
@@ -1484,6 +1573,7 @@ families_verdict
 throttled_verdict
 forks_verdict
 procmem_verdict
+syscalls_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

@@ -101,6 +101,13 @@ struct call_state {
 	__u64 name[THREAD_NAME_LEN / 8];	/* --per-thread: the name last sent */
 	__u8 primed;		/* until_sample was drawn */
 	__u8 old_sampled;	/* sampling: realloc's old block was sampled */
+	/* an mmap or mremap of the program's own under way (libc's wrapper):
+	 * its arguments, for its return */
+	__u16 map_fn;		/* FN_MMAP, FN_MREMAP; 0: none, or the allocator's */
+	__u64 map_len;		/* mmap: its length; mremap: the new one */
+	__u64 map_flags;	/* mmap */
+	__u64 map_old_addr;	/* mremap */
+	__u64 map_old_len;
 	/* built here rather than in a per-CPU buffer, which a preempted
 	 * program on the same CPU could overwrite */
 	struct alloc_event event;
@@ -981,6 +988,130 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 		count(COUNTER_LOST_ALLOC);
 }
 
+/*
+ * The application's own anonymous mappings: from probes on its libc's
+ * mmap, munmap and mremap, which only the traced processes pay; where no
+ * libc of ours makes the calls (a static binary without symbols, Go's raw
+ * system calls), from the system-call tracepoints, which every system call
+ * on the machine pays, attached only then. A mapping made inside a traced
+ * allocator call (glibc's arenas, jemalloc's extents) is the allocator's,
+ * and one made by the dynamic loader (a library's .bss) the loader's:
+ * neither is counted.
+ */
+#define NR_MMAP 9
+#define NR_MUNMAP 11
+#define NR_MREMAP 25
+#define MAP_FIXED 0x10
+#define MAP_ANONYMOUS 0x20
+#define MAP_STACK 0x20000	/* glibc's thread stacks */
+#define PAGE_MASK_LOW 4095ULL
+
+
+static __always_inline __u64 page_round(__u64 len)
+{
+	return (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
+}
+
+static __always_inline void send_unmap(__u64 who, __u64 addr, __u64 len)
+{
+	struct range_event ev = {
+		.type = EVENT_UNMAP,
+		.slot = WHO_SLOT(who),
+		.tid = WHO_TID(who),
+		.ts_ns = bpf_ktime_get_ns(),
+		.addr = addr,
+		.len = len,
+	};
+	void *ring = cpu_ring();
+
+	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), wakeup_flag(ring)))
+		count(COUNTER_LOST_FREE);
+}
+
+/*
+ * What an mmap or mremap of the program's returned ret: sends the pages it
+ * mapped (and those it took away). fn, len, flags, old_addr, old_len: the
+ * call's; ip: where it was made from; at_syscall: regs are those of the
+ * system call's instruction, else those at the wrapper's return.
+ */
+static __always_inline void mapped(struct pt_regs *regs, struct call_state *s, __u64 who,
+				   __u32 fn, __u64 ret, __u64 len, __u64 flags, __u64 old_addr,
+				   __u64 old_len, __u64 ip, bool at_syscall)
+{
+	struct proc_state *proc = proc_of(who);
+
+	if (ret >= (__u64)-4095)
+		return;		/* failed: nothing changed */
+	if (ip >= proc->loader_start && ip < proc->loader_end)
+		return;
+	if (fn == FN_MMAP) {
+		len = page_round(len);
+		if (!(flags & MAP_ANONYMOUS)) {
+			/* a file mapped over pages of ours: they are gone */
+			if (flags & MAP_FIXED)
+				send_unmap(who, ret, len);
+			return;
+		}
+		if (flags & MAP_STACK)
+			return;
+	} else {
+		/* the old pages left (an old length of 0 copies a shared mapping) */
+		if (old_len)
+			send_unmap(who, old_addr, page_round(old_len));
+		len = page_round(len);
+	}
+	if (sample_bytes && !take_sample(s, len, ret, false))
+		return;
+	send_alloc(regs, s, who, at_syscall ? fn | FN_AT_SYSCALL : fn, ret, len, 0, at_syscall);
+}
+
+/* munmap, at entry: once the pages are gone another thread may map them
+ * again, and its record must come after this one. Any caller's, the
+ * allocator's too: pages it unmaps are no one's any more. */
+static __always_inline int enter_unmap(__u64 who, __u64 addr, __u64 len)
+{
+	len = page_round(len);
+	/* the kernel refuses these: nothing is unmapped */
+	if ((addr & PAGE_MASK_LOW) || !len)
+		return 0;
+	send_unmap(who, addr, len);
+	return 0;
+}
+
+/* mmap and mremap, at the entry of libc's wrapper: the arguments, for the
+ * return; inside a traced allocator call the pages are the allocator's */
+static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags,
+				     __u64 old_addr, __u64 old_len)
+{
+	struct call_state *s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	if (!s) {
+		count(COUNTER_NO_STATE);
+		return 0;
+	}
+	s->map_fn = s->depth ? 0 : fn;
+	s->map_len = len;
+	s->map_flags = flags;
+	s->map_old_addr = old_addr;
+	s->map_old_len = old_len;
+	return 0;
+}
+
+static __always_inline int leave_map(struct pt_regs *ctx, __u64 who)
+{
+	struct call_state *s = current_state(0);
+	__u32 fn;
+
+	if (!s || !s->map_fn)
+		return 0;
+	fn = s->map_fn;
+	s->map_fn = 0;
+	/* at the return the ip is the return address: where the call was made */
+	mapped(ctx, s, who, fn, PT_REGS_RC(ctx), s->map_len, s->map_flags, s->map_old_addr,
+	       s->map_old_len, PT_REGS_IP(ctx), false);
+	return 0;
+}
+
 /* The address a successful call returned, or 0 when it failed. */
 static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_state *s)
 {
@@ -1002,6 +1133,7 @@ static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_sta
 SEC("uretprobe")
 int BPF_KRETPROBE(leave_alloc)
 {
+	__u32 fn = bpf_get_attach_cookie(ctx);
 	struct call_state *s;
 	bool realloc_call, known_old;
 	__u8 one = 1;
@@ -1009,6 +1141,8 @@ int BPF_KRETPROBE(leave_alloc)
 
 	if (empty_probes || !(who = target_who()))
 		return 0;
+	if (fn == FN_MMAP || fn == FN_MREMAP)
+		return leave_map(ctx, who);
 	s = current_state(0);
 	/* no state or depth 0: the entry ran before we attached */
 	if (!s || s->depth == 0)
@@ -1096,7 +1230,7 @@ static __always_inline int enter_thread_exit(void)
  * and so where its arguments are. One program lets one uprobe_multi link carry
  * all the entry probes of an object. */
 SEC("uprobe")
-int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
+int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 {
 	__u32 fn = bpf_get_attach_cookie(ctx);
 	struct proc_state *proc;
@@ -1121,6 +1255,13 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3)
 			hold_current();
 		}
 		return 0;
+	/* the mappings of a process whose calls the tracepoints see are theirs */
+	case FN_MMAP:
+		return proc_of(who)->maps_probed ? enter_map(who, fn, arg2, arg4, 0, 0) : 0;
+	case FN_MREMAP:
+		return proc_of(who)->maps_probed ? enter_map(who, fn, arg3, 0, arg1, arg2) : 0;
+	case FN_MUNMAP:
+		return proc_of(who)->maps_probed ? enter_unmap(who, arg1, arg2) : 0;
 	case FN_CALLOC:
 	case FN_MI_CALLOC_ALIGNED:
 		return enter(who, fn, array_size(arg1, arg2), 0);
@@ -1211,61 +1352,15 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
-/*
- * The application's own anonymous mappings, from the system calls, so that
- * static binaries and raw syscall() calls are seen too. These programs run
- * for every system call on the machine: the call's number is checked first.
- * A mapping made inside a traced allocator call (glibc's arenas, jemalloc's
- * extents) is the allocator's, and one made by the dynamic loader (a
- * library's .bss) the loader's: neither is counted.
- */
-#define NR_MMAP 9
-#define NR_MUNMAP 11
-#define NR_MREMAP 25
-#define MAP_FIXED 0x10
-#define MAP_ANONYMOUS 0x20
-#define MAP_STACK 0x20000	/* glibc's thread stacks */
-#define PAGE_MASK_LOW 4095ULL
-
-
-static __always_inline __u64 page_round(__u64 len)
-{
-	return (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
-}
-
-static __always_inline void send_unmap(__u64 who, __u64 addr, __u64 len)
-{
-	struct range_event ev = {
-		.type = EVENT_UNMAP,
-		.slot = WHO_SLOT(who),
-		.tid = WHO_TID(who),
-		.ts_ns = bpf_ktime_get_ns(),
-		.addr = addr,
-		.len = len,
-	};
-	void *ring = cpu_ring();
-
-	if (!ring || bpf_ringbuf_output(ring, &ev, sizeof(ev), wakeup_flag(ring)))
-		count(COUNTER_LOST_FREE);
-}
-
-/* munmap, at entry: once the pages are gone another thread may map them
- * again, and its record must come after this one. Any caller's, the
- * allocator's too: pages it unmaps are no one's any more. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long nr)
 {
-	__u64 who, addr, len;
+	__u64 who;
 
-	if (nr != NR_MUNMAP || empty_probes || !trace_mmap || !(who = target_who()))
+	if (nr != NR_MUNMAP || empty_probes || !trace_mmap || !(who = target_who()) ||
+	    proc_of(who)->maps_probed)
 		return 0;
-	addr = regs->di;
-	len = page_round(regs->si);
-	/* the kernel refuses these: nothing is unmapped */
-	if ((addr & PAGE_MASK_LOW) || !len)
-		return 0;
-	send_unmap(who, addr, len);
-	return 0;
+	return enter_unmap(who, regs->di, regs->si);
 }
 
 /* the tgid of task as tracelloc sees it (see current_id), 0 when it has none there */
@@ -1388,22 +1483,18 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* mmap and mremap, at their return: what they mapped, and where */
+/* mmap and mremap, at their return, in a process whose libc is not probed
+ * (static, or Go's raw calls): what they mapped, and where */
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 nr = regs->orig_ax, who, ip, flags, len;
-	struct proc_state *proc;
+	__u64 nr = regs->orig_ax, who;
 	struct call_state *s;
 
 	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||
-	    !(who = target_who()))
+	    !(who = target_who()) || proc_of(who)->maps_probed)
 		return 0;
 	if ((unsigned long)ret >= (unsigned long)-4095)
-		return 0;	/* failed: nothing changed */
-	ip = regs->ip;
-	proc = proc_of(who);
-	if (ip >= proc->loader_start && ip < proc->loader_end)
 		return 0;
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
@@ -1412,25 +1503,9 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	}
 	if (s->depth)
 		return 0;
-	if (nr == NR_MMAP) {
-		flags = regs->r10;
-		len = page_round(regs->si);
-		if (!(flags & MAP_ANONYMOUS)) {
-			/* a file mapped over pages of ours: they are gone */
-			if (flags & MAP_FIXED)
-				send_unmap(who, ret, len);
-			return 0;
-		}
-		if (flags & MAP_STACK)
-			return 0;
-	} else {
-		/* the old pages left (an old length of 0 copies a shared mapping) */
-		if (regs->si)
-			send_unmap(who, regs->di, page_round(regs->si));
-		len = page_round(regs->dx);
-	}
-	if (sample_bytes && !take_sample(s, len, ret, false))
-		return 0;
-	send_alloc(regs, s, who, nr == NR_MMAP ? FN_MMAP : FN_MREMAP, ret, len, 0, true);
+	if (nr == NR_MMAP)
+		mapped(regs, s, who, FN_MMAP, ret, regs->si, regs->r10, 0, 0, regs->ip, true);
+	else
+		mapped(regs, s, who, FN_MREMAP, ret, regs->dx, 0, regs->di, regs->si, regs->ip, true);
 	return 0;
 }

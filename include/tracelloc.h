@@ -39,11 +39,12 @@ enum alloc_fn {
 	FN_MI_ZALLOC_ALIGNED,	/* mimalloc: mi_zalloc_aligned(size, alignment) */
 	FN_MI_CALLOC_ALIGNED,	/* mimalloc: mi_calloc_aligned(count, size, alignment) */
 	FN_MI_REALLOC_ALIGNED,	/* mimalloc: mi_realloc_aligned(ptr, size, alignment), a realloc */
-	/* the application's own anonymous mappings, from the system calls: a
-	 * block of whole pages that munmap may take apart. Their stacks begin
-	 * at the system call's instruction, which the daemon drops. */
+	/* the application's own anonymous mappings, from libc's wrappers (or
+	 * the system calls, see FN_AT_SYSCALL): a block of whole pages that
+	 * munmap may take apart */
 	FN_MMAP,
 	FN_MREMAP,		/* the range it moved or resized, at its new place */
+	FN_MUNMAP,		/* a probe only: pages unmapped, at its entry */
 	FN_FREE,
 	/* a free of another family, which may call another of its probed frees
 	 * (tcmalloc's sized delete calls free): sent once */
@@ -52,6 +53,11 @@ enum alloc_fn {
 	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
 	FN__COUNT,
 };
+
+/* alloc_event.fn: a mapping seen at the system call (a static binary,
+ * Go's raw calls), whose stack begins at the call's instruction in the
+ * wrapper: the daemon drops that frame */
+#define FN_AT_SYSCALL 0x8000
 
 /* Every record starts with its type. */
 enum event_type {
@@ -131,7 +137,9 @@ struct proc_state {
 	 * when the libraries are mapped and none of their code has run */
 	unsigned int hold_at_hook;
 	unsigned int hook_calls;
-	unsigned int pad;
+	/* its libc's mmap, munmap and mremap are probed: the system-call
+	 * programs leave it alone */
+	unsigned int maps_probed;
 	/* the dynamic loader's code: its mappings are not the program's */
 	unsigned long long loader_start;
 	unsigned long long loader_end;

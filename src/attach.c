@@ -73,6 +73,11 @@ static const struct probe_def {
 	 * a block allocated under our probes is never released unseen */
 	{ "free", FN_FREE, LIB_C },
 	{ "__call_tls_dtors", FN_THREAD_EXIT, LIB_C },
+	/* the program's own mappings, where it makes them (see the BPF side);
+	 * munmap first, for the same reason */
+	{ "munmap", FN_MUNMAP, LIB_C },
+	{ "mmap", FN_MMAP, LIB_C },
+	{ "mremap", FN_MREMAP, LIB_C },
 	{ "malloc", FN_MALLOC, LIB_C },
 	{ "calloc", FN_CALLOC, LIB_C },
 	{ "realloc", FN_REALLOC, LIB_C },
@@ -103,6 +108,11 @@ static const struct probe_def {
 	/* gperftools' tcmalloc (libtcmalloc.so.4, libtcmalloc_minimal.so.4):
 	 * its tc_* names are the same functions as the standard ones */
 	STANDARD_API(LIB_TCMALLOC),
+	/* it exports mmap, munmap and mremap of its own (for its hooks), which
+	 * make the system calls themselves: the program's calls end there */
+	{ "munmap", FN_MUNMAP, LIB_TCMALLOC },
+	{ "mmap", FN_MMAP, LIB_TCMALLOC },
+	{ "mremap", FN_MREMAP, LIB_TCMALLOC },
 	/* mimalloc (libmimalloc.so.2), and its own API (mi_malloc, mi_calloc,
 	 * mi_realloc and mi_free are malloc, calloc, realloc and free) */
 	STANDARD_API(LIB_MIMALLOC),
@@ -113,6 +123,9 @@ static const struct probe_def {
 	{ "mi_realloc_aligned", FN_MI_REALLOC_ALIGNED, LIB_MIMALLOC },
 	/* musl: its dynamic loader is its libc; or in a static executable */
 	STANDARD_API(LIB_MUSL),
+	{ "munmap", FN_MUNMAP, LIB_MUSL },
+	{ "mmap", FN_MMAP, LIB_MUSL },
+	{ "mremap", FN_MREMAP, LIB_MUSL },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -126,6 +139,13 @@ struct site {
 	uint64_t shift;		/* past the symbol, for an entry-only probe */
 };
 
+/* a file, as the maps name it */
+struct file_id {
+	uint64_t inode;
+	unsigned int dev_major;
+	unsigned int dev_minor;
+};
+
 struct object {
 	char *name;		/* path as the target maps it */
 	/* /proc/self/fd/FD of our own fd of the file, opened safely: the kernel
@@ -133,6 +153,7 @@ struct object {
 	char *open_path;
 	int fd;
 	int sites[LIB__COUNT];	/* allocator functions probed in it, by family */
+	bool mapped;		/* by the maps last examined (an exec unmaps all) */
 };
 
 struct attach {
@@ -152,6 +173,8 @@ struct attach {
 	int nprobes;
 	char *culprit;
 	bool stripped;		/* a mapped object had no symbol table at all */
+	bool go;		/* Go's runtime is mapped: it makes raw system calls */
+	struct file_id go_file;	/* the file of a Go program examined */
 	uint64_t loader_start;	/* the dynamic loader's code */
 	uint64_t loader_end;
 	struct file_id *seen;	/* the files examined, probed or not */
@@ -161,12 +184,6 @@ struct attach {
 	size_t described;	/* objects told of */
 };
 
-/* a file, as the maps name it */
-struct file_id {
-	uint64_t inode;
-	unsigned int dev_major;
-	unsigned int dev_minor;
-};
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
 {
@@ -241,6 +258,7 @@ enum {
 	MARK_MALLOC = 16,	/* malloc, in any symbol table */
 	MARK_SYMTAB = 32,	/* a .symtab at all */
 	MARK_DYNAMIC = 64,	/* a .dynamic at all */
+	MARK_GO = 128,		/* a .go.buildinfo section: Go's runtime, whose calls are raw */
 };
 
 struct elf_scan {
@@ -254,6 +272,10 @@ struct elf_scan {
 	enum library linked_libc;
 	unsigned int marks;
 	enum library family;		/* LIB__COUNT: none */
+	/* a shared library (glibc's or musl's libc.so, tcmalloc's), not an
+	 * allocator linked into a program: its mmap is where the program's
+	 * calls go */
+	bool shared;
 };
 
 static const struct { const char *name; unsigned int mark; } markers[] = {
@@ -344,20 +366,26 @@ static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *
 static int scan_elf(Elf *elf, struct elf_scan *scan)
 {
 	Elf_Scn *scn = NULL;
-
 	enum library linked = LIB__COUNT;
-	size_t j;
+	size_t j, names = 0;
+	const char *name;
+	bool libc;
 
 	memset(scan, 0, sizeof(*scan));
 	scan->family = LIB__COUNT;
 	scan->linked_libc = LIB__COUNT;
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -ENOEXEC;
+	if (elf_getshdrstrndx(elf, &names))
+		names = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
+		name = names ? elf_strptr(elf, names, sh.sh_name) : NULL;
+		if (name && !strcmp(name, ".go.buildinfo"))
+			scan->marks |= MARK_GO;
 		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
 			scan_symbols(elf, scn, &sh, scan);
 		if (sh.sh_type == SHT_SYMTAB)
@@ -371,7 +399,9 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 		scan->family = LIB_C;
 	else if (scan->marks & MARK_DLS3)
 		scan->family = LIB_MUSL;
-	else if (!scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
+	libc = scan->family == LIB_C || scan->family == LIB_MUSL;
+	scan->shared = libc || (scan->family == LIB_TCMALLOC && scan->soname[0]);
+	if (!libc && !scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
 		/* a static executable: the allocator is linked in */
 		if (scan->marks & MARK_MALLOC_IMPL)
 			linked = LIB_MUSL;
@@ -437,6 +467,12 @@ static int add_object(struct attach *a, const char *name, int fd)
 
 static bool entry_only(const struct probe_def *def);
 
+/* mmap, munmap, mremap: not an allocator's, the program's own mappings */
+static bool maps_call(const struct probe_def *def)
+{
+	return def->fn == FN_MMAP || def->fn == FN_MUNMAP || def->fn == FN_MREMAP;
+}
+
 /* a probe moves past instructions the kernel would single-step, where the
  * arguments (and for a return probe, the stack) are still the caller's */
 static uint64_t entry_shift(const struct attach *a, int fd, const struct probe_def *def,
@@ -492,10 +528,14 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	}
 	if (stripped_static(&scan))
 		a->stripped = true;
+	if (scan.marks & MARK_GO)
+		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
+		    /* a static binary's raw system calls are seen at the tracepoints */
+		    (maps_call(&probe_defs[j]) && (a->opts.no_mmap || !scan.shared)) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
 		/* a second glibc, from another file: one allocator is what we trace */
@@ -518,7 +558,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
 		a->nsites++;
-		if (probe_defs[j].lib != LIB_LD)
+		/* the allocator's functions, as the user knows them */
+		if (probe_defs[j].lib != LIB_LD && !maps_call(&probe_defs[j]))
 			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
 	}
 out:
@@ -552,6 +593,26 @@ static int remember(struct attach *a, const struct mapping *m)
 	return 0;
 }
 
+/* which objects the maps hold now; is Go's runtime one of them? */
+static void note_mapped(struct attach *a, const struct maps *maps)
+{
+	size_t i, j;
+
+	a->go = false;
+	for (j = 0; j < a->nobjects; j++)
+		a->objects[j].mapped = false;
+	for (i = 0; i < maps->count; i++) {
+		const struct mapping *m = &maps->mappings[i];
+
+		if (!m->exec || !m->path)
+			continue;
+		for (j = 0; j < a->nobjects; j++)
+			a->objects[j].mapped |= !strcmp(a->objects[j].name, m->path);
+		a->go |= a->go_file.inode && m->inode == a->go_file.inode &&
+			 m->dev_major == a->go_file.dev_major && m->dev_minor == a->go_file.dev_minor;
+	}
+}
+
 /* the files of the maps not examined yet; and where ld.so's code is now */
 static int examine_maps(struct attach *a, const struct maps *maps)
 {
@@ -582,6 +643,7 @@ static int examine_maps(struct attach *a, const struct maps *maps)
 			return -EMEDIUMTYPE;
 		}
 	}
+	note_mapped(a, maps);
 	return 0;
 }
 
@@ -627,7 +689,7 @@ int attach__find(struct attach *a)
 static bool entry_only(const struct probe_def *def)
 {
 	return def->fn == FN_FREE || def->fn == FN_FREE_NESTED || def->fn == FN_THREAD_EXIT ||
-	       def->fn == FN_MAPS_CHANGE;
+	       def->fn == FN_MAPS_CHANGE || def->fn == FN_MUNMAP;
 }
 
 /* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
@@ -886,6 +948,26 @@ bool attach__loader_probed(const struct attach *a)
 			return true;
 	return false;
 }
+
+bool attach__maps_probed(const struct attach *a)
+{
+	bool mmap = false, munmap = false;
+	size_t i;
+
+	for (i = 0; i < a->nsites; i++) {
+		if (!a->objects[a->sites[i].object].mapped)
+			continue;
+		mmap |= a->sites[i].def->fn == FN_MMAP;
+		munmap |= a->sites[i].def->fn == FN_MUNMAP;
+	}
+	return mmap && munmap && !attach__go(a);
+}
+
+bool attach__go(const struct attach *a)
+{
+	return a->go;
+}
+
 
 const char *attach__culprit(const struct attach *a)
 {

@@ -18,6 +18,8 @@ struct attach;
 struct attach_opts {
 	/* probe every function at its symbol, as other tools do (for measuring) */
 	bool probe_at_symbol;
+	/* libc's mmap, munmap and mremap are not probed (--no-mmap) */
+	bool no_mmap;
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts);
@@ -47,6 +49,12 @@ int attach__refresh(struct attach *a);
 bool attach__loader_probed(const struct attach *a);
 /* the code of the dynamic loader (ld.so) the target maps; 0, 0 when none */
 void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end);
+/* the program's mappings are seen at its libc's mmap, munmap and mremap:
+ * not at the system calls (which a static binary without symbols, or Go's
+ * runtime, makes where no probe sees them) */
+bool attach__maps_probed(const struct attach *a);
+/* Go's runtime is mapped */
+bool attach__go(const struct attach *a);
 const char *attach__culprit(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */

@@ -90,6 +90,7 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	const uint64_t *frames = (const uint64_t *)ev->stack;
 	uint64_t tag = k->tag;
 	int nframes = ev->stack_len, i;
+	unsigned short fn = ev->fn & ~FN_AT_SYSCALL;
 	bool mapping;
 
 	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
@@ -97,9 +98,9 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 		e->malformed++;
 		return 0;
 	}
-	/* a mapping's stack begins in the system call's wrapper: its caller made it */
-	mapping = ev->fn == FN_MMAP || ev->fn == FN_MREMAP;
-	if (mapping && nframes > 0) {
+	mapping = fn == FN_MMAP || fn == FN_MREMAP;
+	/* a stack taken at the system call begins in its wrapper: its caller made it */
+	if ((ev->fn & FN_AT_SYSCALL) && nframes > 0) {
 		frames++;
 		nframes--;
 	}
@@ -127,12 +128,12 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 		frames = e->frames_buf;
 	}
 	if (mapping)
-		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, ev->fn,
+		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
 	if (ev->old_addr)
 		return heap__realloc_done(e->heap, ev->tid, ev->old_addr | tag, ev->addr | tag,
-					  ev->size, ev->ts_ns, ev->fn, frames, nframes);
-	return heap__alloc(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, ev->fn, frames,
+					  ev->size, ev->ts_ns, fn, frames, nframes);
+	return heap__alloc(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn, frames,
 			   nframes);
 }
 

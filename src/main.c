@@ -587,7 +587,8 @@ static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, s
 
 static int find_allocator(struct session *s, struct proc *p)
 {
-	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
+	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
+					     .no_mmap = s->opts.no_mmap };
 	pid_t pid = proc_pid(p);
 	char why[512];
 	int err;
@@ -729,15 +730,46 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
+/*
+ * The system-call tracepoints, for a process whose mappings no probe of its
+ * libc sees: every system call of every process on the host pays for them
+ * while they are attached, so only then, and the user is told.
+ */
+static void watch_system_calls(struct session *s, struct proc *p)
+{
+	struct tracelloc_bpf *skel = s->skel;
+
+	if (skel->links.on_sys_exit)
+		return;
+	skel->links.on_sys_enter = bpf_program__attach(skel->progs.on_sys_enter);
+	if (skel->links.on_sys_enter)
+		skel->links.on_sys_exit = bpf_program__attach(skel->progs.on_sys_exit);
+	if (!skel->links.on_sys_exit) {
+		fprintf(stderr, "tracelloc: pid %d: cannot trace its mappings at the system calls "
+			"(%s): its mmap'd memory is not counted\n", proc_pid(p), strerror(errno));
+		bpf_link__destroy(skel->links.on_sys_enter);
+		skel->links.on_sys_enter = NULL;
+		return;
+	}
+	fprintf(stderr, "tracelloc: pid %d makes its mmap calls where no probe sees them (%s): "
+		"they are traced at the system calls, which every process on this host pays for "
+		"while tracelloc runs (about 1.2x on a system call; --no-mmap goes without)\n",
+		proc_pid(p), attach__go(p->attach) ? "Go's runtime" : "a static executable");
+}
+
 /* the program's mappings made by the loader (a dlopen'ed library's .bss)
- * are its own: where its code is now */
+ * are its own: where its code is now; and where its mappings are seen */
 static void set_loader(struct session *s, struct proc *p)
 {
+	bool probed = attach__maps_probed(p->attach);
 	uint64_t start, end;
 
 	attach__loader(p->attach, &start, &end);
 	bpf_state(s, p)->loader_start = start;
 	bpf_state(s, p)->loader_end = end;
+	bpf_state(s, p)->maps_probed = probed;
+	if (!probed && !s->opts.no_mmap)
+		watch_system_calls(s, p);
 }
 
 static void tell_new_probes(struct proc *p)
@@ -930,18 +962,6 @@ static int attach_tracepoints(struct session *s)
 	s->skel->links.on_signal = bpf_program__attach(s->skel->progs.on_signal);
 	if (!s->skel->links.on_signal)
 		return fail(-errno, "cannot watch for stop signals");
-	if (!s->opts.no_mmap) {
-		s->skel->links.on_sys_enter = bpf_program__attach(s->skel->progs.on_sys_enter);
-		if (!s->skel->links.on_sys_enter)
-			return fail(-errno, "cannot trace the system calls (mmap, munmap; --no-mmap "
-				    "goes without)");
-	}
-	if (!s->opts.no_mmap) {
-		s->skel->links.on_sys_exit = bpf_program__attach(s->skel->progs.on_sys_exit);
-		if (!s->skel->links.on_sys_exit)
-			return fail(-errno, "cannot trace the system calls (mmap; --no-mmap goes "
-				    "without)");
-	}
 	/* new processes, as the kernel makes them (no system-call tracepoint) */
 	if (s->skel->rodata->follow_forks) {
 		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
@@ -1847,7 +1867,8 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 	if (!err && s->unwinder)
 		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
 	if (!err) {
-		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol };
+		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
+					     .no_mmap = s->opts.no_mmap };
 
 		p->attach = attach__new(s->skel, pid, &aopts);
 		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;

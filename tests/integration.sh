@@ -404,6 +404,40 @@ test_no_mmap() { # --no-mmap: the program's own mappings are left out, its alloc
 	assert_eq "$(fold_sum "$T_DIR/n.fg" map_big_malloc)" 1048576 "--no-mmap: map_big_malloc"
 }
 
+# the system-call tracepoints attached on the host now (BPF raw tracepoint links)
+syscall_links() {
+	bpftool link show 2>/dev/null | grep -Ec "tp 'sys_(enter|exit)'"
+}
+
+test_mmap_where_made() { # a dynamic program's mappings are seen at its libc's mmap: no system-call tracepoint for the host to pay; a static one's at the tracepoints, said at start
+	need_target sleeper || return
+	need_target sleeper_static || return
+	local kind before
+	before=$(syscall_links)
+	for kind in sleeper sleeper_static; do
+		start_target "$kind" 8 || return
+		tl_bg "$kind" -i 0 -t 0 -p "$TGT_PID"
+		if ! wait_for_grep "$T_DIR/$kind.err" '^tracelloc: attached' 10 "$TL_PID"; then
+			fail "$kind: tracelloc did not attach"
+			show "$T_DIR/$kind.err"
+			return
+		fi
+		if [ "$kind" = sleeper ]; then
+			assert_eq "$(syscall_links)" "$before" "a dynamic program: no system-call tracepoint attached"
+			assert_no_grep "$T_DIR/$kind.err" 'traced at the system calls' "a dynamic program: no cost line"
+		else
+			assert_eq "$(syscall_links)" "$((before + 2))" "a static program: sys_enter and sys_exit attached"
+			assert_grep "$T_DIR/$kind.err" "^tracelloc: pid $TGT_PID makes its mmap calls where no probe sees them \\(a static executable\\): they are traced at the system calls, which every process on this host pays for" \
+				"a static program: the cost said at start"
+		fi
+		kill -INT "$TL_PID"
+		wait_pid "$TL_PID" 10
+		kill -KILL "$TGT_PID" 2>/dev/null
+		wait "$TGT_PID" 2>/dev/null
+	done
+	assert_eq "$(syscall_links)" "$before" "no system-call tracepoint left attached after the end"
+}
+
 # tracelloc_live_bytes from the endpoint at URL
 metric_live() {
 	curl -s "$URL/metrics" | awk '$1 == "tracelloc_live_bytes" { print $2 }'
