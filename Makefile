@@ -53,6 +53,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/family.c),$(patsubst %,$(OUT)/tests/family_%,$(FAMILY_LIBS))) \
 		$(patsubst tests/targets/%.c,$(OUT)/tests/%,$(wildcard tests/targets/api_*.c)) \
 		$(patsubst %,$(OUT)/tests/threads_%,jemalloc tcmalloc mimalloc) \
+		$(patsubst %,$(OUT)/tests/freefirst_%,jemalloc tcmalloc mimalloc) \
 		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
 		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
 		$(if $(wildcard tests/targets/sleeper.c),$(OUT)/tests/sleeper_static) \
@@ -103,6 +104,10 @@ $(OUT)/tests/family_%: tests/targets/family.c $(wildcard tests/targets/*.h) | $(
 
 # tests/targets/threads.c under each family: frees across threads
 $(OUT)/tests/threads_%: tests/targets/threads.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# tests/targets/freefirst.c under each family: a thread's first call a free
+$(OUT)/tests/freefirst_%: tests/targets/freefirst.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
 
 # operator new and delete of each family that exports its own
@@ -204,7 +209,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o
+FUZZ_OBJS := $(OUT)/fuzz/maps.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:

@@ -103,10 +103,14 @@ struct call_state {
 	__u8 old_sampled;	/* sampling: realloc's old block was sampled */
 	/* an mmap or mremap of the program's own under way (libc's wrapper):
 	 * its arguments, for its return */
-	__u16 map_fn;		/* FN_MMAP, FN_MREMAP; 0: none, or the allocator's */
+	__u16 map_fn;		/* FN_MMAP, FN_MREMAP, FN_MPROTECT; 0: none, or the allocator's */
+	/* inside a probed wrapper: the system-call tracepoints leave the call
+	 * to its return probe */
+	__u8 in_map_call;
 	__u64 map_len;		/* mmap: its length; mremap: the new one */
 	__u64 map_flags;	/* mmap */
-	__u64 map_old_addr;	/* mremap */
+	__u64 map_prot;		/* mmap, mprotect */
+	__u64 map_old_addr;	/* mremap; mprotect: its address */
 	__u64 map_old_len;
 	/* built here rather than in a per-CPU buffer, which a preempted
 	 * program on the same CPU could overwrite */
@@ -1001,6 +1005,8 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 #define NR_MMAP 9
 #define NR_MUNMAP 11
 #define NR_MREMAP 25
+#define NR_MPROTECT 10
+#define PROT_ACCESS 7		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 #define MAP_FIXED 0x10
 #define MAP_ANONYMOUS 0x20
 #define MAP_STACK 0x20000	/* glibc's thread stacks */
@@ -1012,10 +1018,11 @@ static __always_inline __u64 page_round(__u64 len)
 	return (len + PAGE_MASK_LOW) & ~PAGE_MASK_LOW;
 }
 
-static __always_inline void send_unmap(__u64 who, __u64 addr, __u64 len)
+/* pages that change hands: EVENT_UNMAP, EVENT_RESERVE, EVENT_DECOMMIT */
+static __always_inline void send_range(__u16 type, __u64 who, __u64 addr, __u64 len)
 {
 	struct range_event ev = {
-		.type = EVENT_UNMAP,
+		.type = type,
 		.slot = WHO_SLOT(who),
 		.tid = WHO_TID(who),
 		.ts_ns = bpf_ktime_get_ns(),
@@ -1029,14 +1036,15 @@ static __always_inline void send_unmap(__u64 who, __u64 addr, __u64 len)
 }
 
 /*
- * What an mmap or mremap of the program's returned ret: sends the pages it
- * mapped (and those it took away). fn, len, flags, old_addr, old_len: the
- * call's; ip: where it was made from; at_syscall: regs are those of the
- * system call's instruction, else those at the wrapper's return.
+ * What an mmap, mremap or mprotect of the program's returned ret: sends
+ * the pages it mapped (and those it took away). fn, len, flags, prot,
+ * old_addr, old_len: the call's (mprotect: its address in old_addr); ip:
+ * where it was made from; at_syscall: regs are those of the system call's
+ * instruction, else those at the wrapper's return.
  */
 static __always_inline void mapped(struct pt_regs *regs, struct call_state *s, __u64 who,
-				   __u32 fn, __u64 ret, __u64 len, __u64 flags, __u64 old_addr,
-				   __u64 old_len, __u64 ip, bool at_syscall)
+				   __u32 fn, __u64 ret, __u64 len, __u64 flags, __u64 prot,
+				   __u64 old_addr, __u64 old_len, __u64 ip, bool at_syscall)
 {
 	struct proc_state *proc = proc_of(who);
 
@@ -1044,21 +1052,40 @@ static __always_inline void mapped(struct pt_regs *regs, struct call_state *s, _
 		return;		/* failed: nothing changed */
 	if (ip >= proc->loader_start && ip < proc->loader_end)
 		return;
-	if (fn == FN_MMAP) {
-		len = page_round(len);
+	/* called by an allocator's library (at the return, ip is the caller),
+	 * whichever of its functions runs: the allocator's own */
+	if (!at_syscall) {
+#pragma unroll
+		for (int i = 0; i < MAX_ALLOC_CODE; i++)
+			if (ip >= proc->alloc_code_start[i] && ip < proc->alloc_code_end[i])
+				return;
+	}
+	len = page_round(len);
+	if (fn == FN_MPROTECT) {
+		/* pages made inaccessible are no memory; made accessible, those
+		 * of a reservation of the program's are (the daemon knows which) */
+		if (!(prot & PROT_ACCESS)) {
+			send_range(EVENT_DECOMMIT, who, old_addr, len);
+			return;
+		}
+		ret = old_addr;
+	} else if (fn == FN_MMAP) {
 		if (!(flags & MAP_ANONYMOUS)) {
 			/* a file mapped over pages of ours: they are gone */
 			if (flags & MAP_FIXED)
-				send_unmap(who, ret, len);
+				send_range(EVENT_UNMAP, who, ret, len);
 			return;
 		}
 		if (flags & MAP_STACK)
 			return;
-	} else {
-		/* the old pages left (an old length of 0 copies a shared mapping) */
-		if (old_len)
-			send_unmap(who, old_addr, page_round(old_len));
-		len = page_round(len);
+		/* address space, not memory, until mprotect */
+		if (!(prot & PROT_ACCESS)) {
+			send_range(EVENT_RESERVE, who, ret, len);
+			return;
+		}
+	} else if (old_len) {
+		/* mremap: the old pages left (an old length of 0 copies a shared mapping) */
+		send_range(EVENT_UNMAP, who, old_addr, page_round(old_len));
 	}
 	if (sample_bytes && !take_sample(s, len, ret, false))
 		return;
@@ -1074,13 +1101,13 @@ static __always_inline int enter_unmap(__u64 who, __u64 addr, __u64 len)
 	/* the kernel refuses these: nothing is unmapped */
 	if ((addr & PAGE_MASK_LOW) || !len)
 		return 0;
-	send_unmap(who, addr, len);
+	send_range(EVENT_UNMAP, who, addr, len);
 	return 0;
 }
 
 /* mmap and mremap, at the entry of libc's wrapper: the arguments, for the
  * return; inside a traced allocator call the pages are the allocator's */
-static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags,
+static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags, __u64 prot,
 				     __u64 old_addr, __u64 old_len)
 {
 	struct call_state *s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -1090,8 +1117,10 @@ static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags
 		return 0;
 	}
 	s->map_fn = s->depth ? 0 : fn;
+	s->in_map_call = 1;
 	s->map_len = len;
 	s->map_flags = flags;
+	s->map_prot = prot;
 	s->map_old_addr = old_addr;
 	s->map_old_len = old_len;
 	return 0;
@@ -1102,13 +1131,16 @@ static __always_inline int leave_map(struct pt_regs *ctx, __u64 who)
 	struct call_state *s = current_state(0);
 	__u32 fn;
 
-	if (!s || !s->map_fn)
+	if (!s)
+		return 0;
+	s->in_map_call = 0;
+	if (!s->map_fn)
 		return 0;
 	fn = s->map_fn;
 	s->map_fn = 0;
 	/* at the return the ip is the return address: where the call was made */
-	mapped(ctx, s, who, fn, PT_REGS_RC(ctx), s->map_len, s->map_flags, s->map_old_addr,
-	       s->map_old_len, PT_REGS_IP(ctx), false);
+	mapped(ctx, s, who, fn, PT_REGS_RC(ctx), s->map_len, s->map_flags, s->map_prot,
+	       s->map_old_addr, s->map_old_len, PT_REGS_IP(ctx), false);
 	return 0;
 }
 
@@ -1141,7 +1173,7 @@ int BPF_KRETPROBE(leave_alloc)
 
 	if (empty_probes || !(who = target_who()))
 		return 0;
-	if (fn == FN_MMAP || fn == FN_MREMAP)
+	if (fn == FN_MMAP || fn == FN_MREMAP || fn == FN_MPROTECT)
 		return leave_map(ctx, who);
 	s = current_state(0);
 	/* no state or depth 0: the entry ran before we attached */
@@ -1255,13 +1287,14 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 			hold_current();
 		}
 		return 0;
-	/* the mappings of a process whose calls the tracepoints see are theirs */
 	case FN_MMAP:
-		return proc_of(who)->maps_probed ? enter_map(who, fn, arg2, arg4, 0, 0) : 0;
+		return enter_map(who, fn, arg2, arg4, arg3, 0, 0);
 	case FN_MREMAP:
-		return proc_of(who)->maps_probed ? enter_map(who, fn, arg3, 0, arg1, arg2) : 0;
+		return enter_map(who, fn, arg3, 0, 0, arg1, arg2);
+	case FN_MPROTECT:
+		return enter_map(who, fn, arg2, 0, arg3, arg1, 0);
 	case FN_MUNMAP:
-		return proc_of(who)->maps_probed ? enter_unmap(who, arg1, arg2) : 0;
+		return enter_unmap(who, arg1, arg2);
 	case FN_CALLOC:
 	case FN_MI_CALLOC_ALIGNED:
 		return enter(who, fn, array_size(arg1, arg2), 0);
@@ -1491,8 +1524,8 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	__u64 nr = regs->orig_ax, who;
 	struct call_state *s;
 
-	if ((nr != NR_MMAP && nr != NR_MREMAP) || empty_probes || !trace_mmap ||
-	    !(who = target_who()) || proc_of(who)->maps_probed)
+	if ((nr != NR_MMAP && nr != NR_MREMAP && nr != NR_MPROTECT) || empty_probes ||
+	    !trace_mmap || !(who = target_who()) || proc_of(who)->maps_probed)
 		return 0;
 	if ((unsigned long)ret >= (unsigned long)-4095)
 		return 0;
@@ -1501,11 +1534,14 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 		count(COUNTER_NO_STATE);
 		return 0;
 	}
-	if (s->depth)
+	if (s->depth || s->in_map_call)
 		return 0;
 	if (nr == NR_MMAP)
-		mapped(regs, s, who, FN_MMAP, ret, regs->si, regs->r10, 0, 0, regs->ip, true);
+		mapped(regs, s, who, FN_MMAP, ret, regs->si, regs->r10, regs->dx, 0, 0, regs->ip, true);
+	else if (nr == NR_MREMAP)
+		mapped(regs, s, who, FN_MREMAP, ret, regs->dx, 0, 0, regs->di, regs->si, regs->ip, true);
 	else
-		mapped(regs, s, who, FN_MREMAP, ret, regs->dx, 0, regs->di, regs->si, regs->ip, true);
+		mapped(regs, s, who, FN_MPROTECT, ret, regs->si, 0, regs->dx, regs->di, 0, regs->ip,
+		       true);
 	return 0;
 }

@@ -45,6 +45,9 @@ enum alloc_fn {
 	FN_MMAP,
 	FN_MREMAP,		/* the range it moved or resized, at its new place */
 	FN_MUNMAP,		/* a probe only: pages unmapped, at its entry */
+	/* pages made accessible: those of a PROT_NONE reservation of the
+	 * program's are memory from then, at this stack */
+	FN_MPROTECT,
 	FN_FREE,
 	/* a free of another family, which may call another of its probed frees
 	 * (tcmalloc's sized delete calls free): sent once */
@@ -80,6 +83,12 @@ enum event_type {
 	/* struct fork_event from the parent, at the return of its fork: the
 	 * moment the child's memory is the parent's, in the parent's order */
 	EVENT_FORK_PARENT,
+	/* struct range_event: address space the program reserved (an
+	 * anonymous mapping with PROT_NONE): no memory, until mprotect */
+	EVENT_RESERVE,
+	/* struct range_event: mprotect(PROT_NONE): the program's pages there
+	 * are no memory any more, and reserved again */
+	EVENT_DECOMMIT,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */
@@ -105,6 +114,8 @@ struct fork_event {
  * a whole run apart from slots, which are reused.
  */
 #define MAX_PROCS 64
+/* shared libraries of allocators per process whose code is known to BPF */
+#define MAX_ALLOC_CODE 4
 #define NO_SLOT 0xffff		/* in `traced`: a child held until the daemon takes it */
 /* room in `traced`: the processes traced plus those held, waiting for a slot */
 #define MAX_TRACED_ENTRIES 4096
@@ -143,6 +154,11 @@ struct proc_state {
 	/* the dynamic loader's code: its mappings are not the program's */
 	unsigned long long loader_start;
 	unsigned long long loader_end;
+	/* the code of the shared libraries whose allocators are probed (libc,
+	 * jemalloc, ...): an mmap called from there is theirs (glibc makes an
+	 * arena inside a free), not the program's */
+	unsigned long long alloc_code_start[MAX_ALLOC_CODE];
+	unsigned long long alloc_code_end[MAX_ALLOC_CODE];
 	/* the uretprobe trampoline's page: a return address there is not the caller's */
 	unsigned long long uprobes_start;
 	unsigned long long uprobes_end;

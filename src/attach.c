@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 
 #include "attach.h"
+#include "closer.h"
 #include "maps.h"
 #include "probesite.h"
 #include "tracelloc.h"
@@ -78,6 +79,7 @@ static const struct probe_def {
 	{ "munmap", FN_MUNMAP, LIB_C },
 	{ "mmap", FN_MMAP, LIB_C },
 	{ "mremap", FN_MREMAP, LIB_C },
+	{ "mprotect", FN_MPROTECT, LIB_C },
 	{ "malloc", FN_MALLOC, LIB_C },
 	{ "calloc", FN_CALLOC, LIB_C },
 	{ "realloc", FN_REALLOC, LIB_C },
@@ -126,6 +128,7 @@ static const struct probe_def {
 	{ "munmap", FN_MUNMAP, LIB_MUSL },
 	{ "mmap", FN_MMAP, LIB_MUSL },
 	{ "mremap", FN_MREMAP, LIB_MUSL },
+	{ "mprotect", FN_MPROTECT, LIB_MUSL },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -154,6 +157,9 @@ struct object {
 	int fd;
 	int sites[LIB__COUNT];	/* allocator functions probed in it, by family */
 	bool mapped;		/* by the maps last examined (an exec unmaps all) */
+	bool library;		/* a shared library (it has a SONAME) */
+	uint64_t code_start;	/* its executable mapping, as last examined */
+	uint64_t code_end;
 };
 
 struct attach {
@@ -206,8 +212,9 @@ void attach__destroy(struct attach *a)
 		return;
 	for (i = 0; i < a->nlinks; i++)
 		bpf_link__destroy(a->links[i]);
+	/* unregistering waits for grace periods: not on this thread */
 	for (i = 0; i < a->nlink_fds; i++)
-		close(a->link_fds[i]);
+		closer__add(a->opts.closer, a->link_fds[i]);
 	free(a->link_fds);
 	for (i = 0; i < a->nobjects; i++) {
 		free(a->objects[i].name);
@@ -467,10 +474,11 @@ static int add_object(struct attach *a, const char *name, int fd)
 
 static bool entry_only(const struct probe_def *def);
 
-/* mmap, munmap, mremap: not an allocator's, the program's own mappings */
+/* mmap, munmap, mremap, mprotect: not an allocator's, the program's own mappings */
 static bool maps_call(const struct probe_def *def)
 {
-	return def->fn == FN_MMAP || def->fn == FN_MUNMAP || def->fn == FN_MREMAP;
+	return def->fn == FN_MMAP || def->fn == FN_MUNMAP || def->fn == FN_MREMAP ||
+	       def->fn == FN_MPROTECT;
 }
 
 /* a probe moves past instructions the kernel would single-step, where the
@@ -534,8 +542,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		uint64_t offset, shift;
 
 		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
-		    /* a static binary's raw system calls are seen at the tracepoints */
-		    (maps_call(&probe_defs[j]) && (a->opts.no_mmap || !scan.shared)) ||
+		    (maps_call(&probe_defs[j]) && a->opts.no_mmap) ||
 		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
 		/* a second glibc, from another file: one allocator is what we trace */
@@ -547,6 +554,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 			err = add_object(a, m->path, fd);
 			if (err)
 				goto out;
+			a->objects[a->nobjects - 1].library = scan.soname[0] != '\0';
 			any = true;
 		}
 		shift = entry_shift(a, fd, &probe_defs[j], offset);
@@ -606,8 +614,17 @@ static void note_mapped(struct attach *a, const struct maps *maps)
 
 		if (!m->exec || !m->path)
 			continue;
-		for (j = 0; j < a->nobjects; j++)
-			a->objects[j].mapped |= !strcmp(a->objects[j].name, m->path);
+		for (j = 0; j < a->nobjects; j++) {
+			struct object *o = &a->objects[j];
+
+			if (strcmp(o->name, m->path))
+				continue;
+			if (!o->mapped) {
+				o->code_start = m->start;
+				o->code_end = m->end;
+			}
+			o->mapped = true;
+		}
 		a->go |= a->go_file.inode && m->inode == a->go_file.inode &&
 			 m->dev_major == a->go_file.dev_major && m->dev_minor == a->go_file.dev_minor;
 	}
@@ -955,12 +972,36 @@ bool attach__maps_probed(const struct attach *a)
 	size_t i;
 
 	for (i = 0; i < a->nsites; i++) {
-		if (!a->objects[a->sites[i].object].mapped)
+		const struct object *o = &a->objects[a->sites[i].object];
+
+		/* in a static executable, raw system calls are libc's own too */
+		if (!o->mapped || !o->library)
 			continue;
 		mmap |= a->sites[i].def->fn == FN_MMAP;
 		munmap |= a->sites[i].def->fn == FN_MUNMAP;
 	}
 	return mmap && munmap && !attach__go(a);
+}
+
+int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, int max)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < a->nobjects && n < max; i++) {
+		const struct object *o = &a->objects[i];
+
+		int lib, functions = 0;
+
+		for (lib = 0; lib < LIB__COUNT; lib++)
+			functions += o->sites[lib];
+		/* ld.so, probed for its hook only, is the loader (attach__loader) */
+		if (!o->mapped || !o->library || !functions)
+			continue;
+		start[n] = o->code_start;
+		end[n++] = o->code_end;
+	}
+	return n;
 }
 
 bool attach__go(const struct attach *a)

@@ -20,6 +20,8 @@ struct attach_opts {
 	bool probe_at_symbol;
 	/* libc's mmap, munmap and mremap are not probed (--no-mmap) */
 	bool no_mmap;
+	/* closes the uprobe_multi links once they go; NULL: at once */
+	struct closer *closer;
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts);
@@ -49,10 +51,15 @@ int attach__refresh(struct attach *a);
 bool attach__loader_probed(const struct attach *a);
 /* the code of the dynamic loader (ld.so) the target maps; 0, 0 when none */
 void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end);
-/* the program's mappings are seen at its libc's mmap, munmap and mremap:
- * not at the system calls (which a static binary without symbols, or Go's
- * runtime, makes where no probe sees them) */
+/* the program's mappings are all seen at its libc's mmap, munmap, mremap
+ * and mprotect: the system-call tracepoints are not needed for it (they
+ * are for a static executable, whose libc may make raw calls, and for Go's
+ * runtime; where the wrappers are probed there too, the tracepoints leave
+ * the calls made inside them to the probes) */
 bool attach__maps_probed(const struct attach *a);
+/* the executable mappings of the shared libraries probed, at most max:
+ * their calls of mmap are the allocators' own; returns how many */
+int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, int max);
 /* Go's runtime is mapped */
 bool attach__go(const struct attach *a);
 const char *attach__culprit(const struct attach *a);

@@ -98,7 +98,7 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 		e->malformed++;
 		return 0;
 	}
-	mapping = fn == FN_MMAP || fn == FN_MREMAP;
+	mapping = fn == FN_MMAP || fn == FN_MREMAP || fn == FN_MPROTECT;
 	/* a stack taken at the system call begins in its wrapper: its caller made it */
 	if ((ev->fn & FN_AT_SYSCALL) && nframes > 0) {
 		frames++;
@@ -127,6 +127,9 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 			e->frames_buf[nframes++] = k->process_frame;
 		frames = e->frames_buf;
 	}
+	if (fn == FN_MPROTECT)
+		return heap__commit(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn, frames,
+				    nframes);
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
@@ -166,7 +169,7 @@ static int handle_record(struct events *e, const void *data, size_t size)
 {
 	const struct ptr_event *ev = data;
 	const struct slot_sink *k;
-	uint64_t tag;
+	uint64_t tag, len;
 
 	if (size < sizeof(*ev) || ev->slot >= MAX_PROCS) {
 		e->malformed++;
@@ -222,11 +225,18 @@ static int handle_record(struct events *e, const void *data, size_t size)
 		return threads__set_name(e->threads, ev->tid, ((const struct name_event *)data)->name,
 					 THREAD_NAME_LEN);
 	case EVENT_UNMAP:
+	case EVENT_RESERVE:
+	case EVENT_DECOMMIT:
 		if (size < sizeof(struct range_event)) {
 			e->malformed++;
 			return 0;
 		}
-		return heap__unmap(e->heap, ev->addr | tag, ((const struct range_event *)data)->len);
+		len = ((const struct range_event *)data)->len;
+		if (ev->type == EVENT_RESERVE)
+			return heap__reserve(e->heap, ev->addr | tag, len);
+		if (ev->type == EVENT_DECOMMIT)
+			return heap__decommit(e->heap, ev->addr | tag, len);
+		return heap__unmap(e->heap, ev->addr | tag, len);
 	}
 	e->malformed++;
 	return 0;

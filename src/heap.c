@@ -19,6 +19,9 @@ struct heap {
 	struct table *live;	/* addr -> struct live_block */
 	struct table *in_realloc; /* tid -> struct pending_block */
 	struct ranges *mappings; /* the pages of the blocks that are mappings */
+	/* the program's address space reserved with PROT_NONE: no memory
+	 * until an mprotect makes pages of it accessible */
+	struct ranges *reserved;
 	struct stacks *stacks;
 	struct heap_stats stats;
 };
@@ -39,8 +42,10 @@ struct heap *heap__new(void)
 	h->in_realloc = table__new(sizeof(struct pending_block));
 	h->stacks = stacks__new();
 	h->mappings = ranges__new();
+	h->reserved = ranges__new();
 	h->short_lived_ns = 1000000;
-	if (!h->live || !h->in_realloc || !h->stacks || !h->mappings) {
+	if (!h->live || !h->in_realloc || !h->stacks || !h->mappings ||
+	    !h->reserved) {
 		heap__destroy(h);
 		return NULL;
 	}
@@ -86,6 +91,7 @@ void heap__destroy(struct heap *h)
 	table__destroy(h->in_realloc);
 	stacks__destroy(h->stacks);
 	ranges__destroy(h->mappings);
+	ranges__destroy(h->reserved);
 	free(h);
 }
 
@@ -318,9 +324,70 @@ static void lose_pages(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
 	restore(h, new_key, &b);
 }
 
+static void forget(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
+{
+}
+
 int heap__unmap(struct heap *h, uint64_t addr, uint64_t len)
 {
-	return ranges__cut(h->mappings, addr, addr + len, lose_pages, h);
+	int err = ranges__cut(h->reserved, addr, addr + len, forget, NULL);
+
+	return err ? err : ranges__cut(h->mappings, addr, addr + len, lose_pages, h);
+}
+
+int heap__reserve(struct heap *h, uint64_t addr, uint64_t len)
+{
+	int err = heap__unmap(h, addr, len);
+
+	return err ? err : ranges__add(h->reserved, addr, addr + len);
+}
+
+/* the parts of [addr, addr + len) that r covers: *parts, malloc'ed */
+static ssize_t parts_of(const struct ranges *r, uint64_t addr, uint64_t len, uint64_t **parts)
+{
+	size_t n = ranges__within(r, addr, addr + len, NULL, 0);
+
+	*parts = NULL;
+	if (!n)
+		return 0;
+	*parts = malloc(2 * n * sizeof(**parts));
+	if (!*parts)
+		return -ENOMEM;
+	return (ssize_t)ranges__within(r, addr, addr + len, *parts, n);
+}
+
+int heap__decommit(struct heap *h, uint64_t addr, uint64_t len)
+{
+	uint64_t *parts;
+	ssize_t n = parts_of(h->mappings, addr, len, &parts), i;
+	int err = n < 0 ? (int)n : 0;
+
+	if (!err)
+		err = ranges__cut(h->mappings, addr, addr + len, lose_pages, h);
+	for (i = 0; !err && i < n; i++)
+		err = ranges__add(h->reserved, parts[2 * i], parts[2 * i + 1]);
+	free(parts);
+	return err;
+}
+
+int heap__commit(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
+		 uint32_t fn, const uint64_t *frames, int nframes)
+{
+	uint64_t *parts;
+	ssize_t n = parts_of(h->reserved, addr, len, &parts), i;
+	int err = n < 0 ? (int)n : 0;
+
+	if (!err)
+		err = ranges__cut(h->reserved, addr, addr + len, forget, NULL);
+	for (i = 0; !err && i < n; i++) {
+		uint64_t start = parts[2 * i], end = parts[2 * i + 1];
+
+		err = heap__alloc(h, tid, start, end - start, birth_ns, fn, frames, nframes);
+		if (!err)
+			err = ranges__add(h->mappings, start, end);
+	}
+	free(parts);
+	return err;
 }
 
 int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
@@ -384,6 +451,7 @@ void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask)
 		if (!table__remove(h->live, addrs[i], &b))
 			release(h, &b);
 	ranges__drop_tag(h->mappings, tag, tag_mask);
+	ranges__drop_tag(h->reserved, tag, tag_mask);
 	free(addrs);
 	free(blocks);
 }
@@ -434,6 +502,8 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 	}
 	if (!err)
 		err = ranges__copy_tag(h->mappings, from, to, tag_mask);
+	if (!err)
+		err = ranges__copy_tag(h->reserved, from, to, tag_mask);
 out:
 	free(ids);
 	free(addrs);
@@ -470,5 +540,6 @@ const struct live_block *heap__next_live(const struct heap *h, size_t *pos, uint
 size_t heap__memory(const struct heap *h)
 {
 	return sizeof(*h) + table__memory(h->live) + table__memory(h->in_realloc) +
-	       stacks__memory(h->stacks) + ranges__memory(h->mappings);
+	       stacks__memory(h->stacks) + ranges__memory(h->mappings) +
+	       ranges__memory(h->reserved);
 }

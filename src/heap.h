@@ -74,6 +74,16 @@ int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_
 /* pages [addr, addr + len) are no longer mapped: the mappings there shrink
  * or go; pages no block holds are not counted (the allocator's, a file's) */
 int heap__unmap(struct heap *h, uint64_t addr, uint64_t len);
+/* [addr, addr + len) mapped with PROT_NONE by the application: address
+ * space, no memory (what was there goes, as for heap__map) */
+int heap__reserve(struct heap *h, uint64_t addr, uint64_t len);
+/* mprotect(PROT_NONE) there: the pages of its mappings go (as
+ * heap__unmap), and are reserved from then */
+int heap__decommit(struct heap *h, uint64_t addr, uint64_t len);
+/* mprotect made [addr, addr + len) accessible: the reserved pages there
+ * are memory from now, a block per piece at this stack */
+int heap__commit(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
+		 uint32_t fn, const uint64_t *frames, int nframes);
 
 /* an allocation whose stack could not be taken, given to heap__alloc with
  * the frames it has anyway (its process's) */

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "clock.h"
+#include "closer.h"
 #include "attach.h"
 #include "events.h"
 #include "filter.h"
@@ -103,6 +104,7 @@ struct session {
 	struct proc *first;		/* what was asked for first: the summary's pid */
 	struct tracelloc_bpf *skel;
 	struct holds *holds;		/* processes stopped for us, and their guardian */
+	struct closer *closer;		/* closes the probes' links off the reading thread */
 	struct heap *heap;
 	struct events *events;
 	struct processes *processes;	/* several: their names and symbolizers */
@@ -588,7 +590,8 @@ static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, s
 static int find_allocator(struct session *s, struct proc *p)
 {
 	struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
-					     .no_mmap = s->opts.no_mmap };
+					     .no_mmap = s->opts.no_mmap,
+					     .closer = s->closer };
 	pid_t pid = proc_pid(p);
 	char why[512];
 	int err;
@@ -762,11 +765,18 @@ static void watch_system_calls(struct session *s, struct proc *p)
 static void set_loader(struct session *s, struct proc *p)
 {
 	bool probed = attach__maps_probed(p->attach);
-	uint64_t start, end;
+	struct proc_state *state = bpf_state(s, p);
+	uint64_t start, end, code_start[MAX_ALLOC_CODE] = {}, code_end[MAX_ALLOC_CODE] = {};
+	int i;
 
 	attach__loader(p->attach, &start, &end);
-	bpf_state(s, p)->loader_start = start;
-	bpf_state(s, p)->loader_end = end;
+	state->loader_start = start;
+	state->loader_end = end;
+	attach__alloc_code(p->attach, code_start, code_end, MAX_ALLOC_CODE);
+	for (i = 0; i < MAX_ALLOC_CODE; i++) {
+		state->alloc_code_start[i] = code_start[i];
+		state->alloc_code_end[i] = code_end[i];
+	}
 	bpf_state(s, p)->maps_probed = probed;
 	if (!probed && !s->opts.no_mmap)
 		watch_system_calls(s, p);
@@ -1868,7 +1878,8 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
 	if (!err) {
 		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
-					     .no_mmap = s->opts.no_mmap };
+					     .no_mmap = s->opts.no_mmap,
+					     .closer = s->closer };
 
 		p->attach = attach__new(s->skel, pid, &aopts);
 		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
@@ -2442,6 +2453,8 @@ static void session_destroy(struct session *s)
 		symbolizer__destroy(s->procs[i].symbolizer);
 		attach__destroy(s->procs[i].attach);
 	}
+	/* the probes' links, all at once; every one is gone on return */
+	closer__destroy(s->closer);
 	processes__destroy(s->processes);
 	unwinder__destroy(s->unwinder);
 	events__destroy(s->events);
@@ -2649,6 +2662,9 @@ int main(int argc, char **argv)
 	 * has the pid it would have had */
 	if (!err && (err = holds__new(&s.holds)))
 		err = fail(err, "cannot start the guardian of held processes");
+	/* after the guardian's fork: its threads are not copied into it */
+	if (!err && !(s.closer = closer__new()))
+		err = fail(-ENOMEM, "cannot start the threads that close probes");
 	if (!err) {
 		warm_heap();
 		err = open_bpf(&s);

@@ -257,6 +257,7 @@ const char *alloc_fn__name(uint32_t fn)
 		[FN_MI_REALLOC_ALIGNED] = "mi_realloc_aligned",
 		[FN_MMAP] = "mmap",
 		[FN_MREMAP] = "mremap",
+		[FN_MPROTECT] = "mprotect",
 	};
 
 	return fn < FN__COUNT && names[fn] ? names[fn] : "[allocator]";

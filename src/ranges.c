@@ -192,6 +192,20 @@ int ranges__cut(struct ranges *r, uint64_t start, uint64_t end, ranges_cut_fn fn
 	return 0;
 }
 
+size_t ranges__within(const struct ranges *r, uint64_t start, uint64_t end, uint64_t *out,
+		      size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = first_ending_above(r, start); i < r->count && r->pieces[i].start < end; i++, n++) {
+		if (n >= max)
+			continue;
+		out[2 * n] = r->pieces[i].start > start ? r->pieces[i].start : start;
+		out[2 * n + 1] = r->pieces[i].end < end ? r->pieces[i].end : end;
+	}
+	return n;
+}
+
 void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask)
 {
 	size_t i, n = 0;

@@ -29,6 +29,12 @@ typedef void (*ranges_cut_fn)(void *ctx, uint64_t key, uint64_t lost, uint64_t n
  * that lost bytes; negative errno (then nothing changed) */
 int ranges__cut(struct ranges *r, uint64_t start, uint64_t end, ranges_cut_fn fn, void *ctx);
 
+/* the parts of [start, end) that pieces cover, in order: out[2i] and
+ * out[2i + 1] the start and end of the i-th, at most max of them; returns
+ * how many there are */
+size_t ranges__within(const struct ranges *r, uint64_t start, uint64_t end, uint64_t *out,
+		      size_t max);
+
 /* the pieces whose start carries tag (under mask) go (src/processes.h) */
 void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask);
 /* the pieces of tag `from` are held under tag `to` as well (a fork): their

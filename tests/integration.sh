@@ -404,6 +404,17 @@ test_no_mmap() { # --no-mmap: the program's own mappings are left out, its alloc
 	assert_eq "$(fold_sum "$T_DIR/n.fg" map_big_malloc)" 1048576 "--no-mmap: map_big_malloc"
 }
 
+test_free_first_not_mapping() { # a thread whose first call is free: the arena glibc makes inside it is not the program's mapping, under every family; exact ledger
+	local t m
+	for t in freefirst freefirst_jemalloc freefirst_mimalloc freefirst_tcmalloc; do
+		METRICS="live count" TL_ARGS="--allocator-frame" ledger_test "$t"
+		for m in live count; do
+			[ -f "$T_DIR/$m.fg" ] || continue
+			assert_no_grep "$T_DIR/$m.fg" ';mmap [0-9]+$' "$t -m $m: no mmap counted (the allocator's, inside free)"
+		done
+	done
+}
+
 # the system-call tracepoints attached on the host now (BPF raw tracepoint links)
 syscall_links() {
 	bpftool link show 2>/dev/null | grep -Ec "tp 'sys_(enter|exit)'"

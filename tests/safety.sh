@@ -132,6 +132,35 @@ test_killed_comm_storm() { # --comm NAME while processes of that name start ever
 	assert_eq "$total" 0 "--comm storm: processes left stopped after $KILL_ROUNDS SIGKILLs"
 }
 
+test_duration_many_processes() { # --duration with 60 processes of --comm's name: it ends on time; closing their probes waits for no one
+	need_target sleeper || return
+	local i name="tld$$" pids="" t0 t1 over
+	cp "$TB/sleeper" "$T_DIR/$name"
+	for i in $(seq 60); do
+		"$T_DIR/$name" 30 </dev/null >/dev/null 2>&1 &
+		register_pid "$!"
+		pids="$pids $!"
+	done
+	sleep 0.5
+	tl_bg d -i 0 -t 0 --comm "$name" -d 2
+	if ! wait_for_grep "$T_DIR/d.err" '^tracelloc: attached' 20 "$TL_PID"; then
+		fail "--comm with 60 processes: no attached line"
+		show "$T_DIR/d.err"
+	fi
+	t0=$(now_ns)
+	wait_pid "$TL_PID" 30
+	t1=$(now_ns)
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null
+	assert_eq "$WAIT_RC" 0 "--comm with 60 processes, -d 2: exit status"
+	assert_grep "$T_DIR/d.out" '^==> summary: 60 processes, traced 2\.[0-9]+ s, duration elapsed' \
+		"--comm with 60 processes: the summary"
+	# from the attached line to the exit: the 2 s, and what the end takes
+	over=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 - 2 }')
+	assert_match "$(awk -v o="$over" 'BEGIN { print (o < 1.5) ? "prompt" : "late by " o " s" }')" \
+		'^prompt$' "--comm with 60 processes: ended within 1.5 s of its duration (probes closed at once)"
+}
+
 test_sigint_comm_storm() { # a clean SIGINT while processes of --comm's name start: every one held goes on
 	need_target sleeper || return
 	local i name="tli$$" left total=0

@@ -29,6 +29,13 @@
  *                    one, whose libc's mmap is what tracelloc probes
  *   map_big_malloc   2 x malloc(1 MiB), one freed: the allocator's own
  *                    mapping is not a mapping of the program's
+ *   map_none         8 PG reserved with PROT_NONE: address space, 0
+ *   prot_commit      mprotect RW of its pages 2-4: 3 PG, then page 3 made
+ *                    PROT_NONE again by prot_decommit: 2 PG, 1 allocation
+ *   prot_commit2     mprotect RW of its pages 3-4: page 3 only (page 4 is
+ *                    prot_commit's already): 1 PG
+ *   prot_heap        posix_memalign of 2 PG (its own pages: 2 PG), then
+ *                    mprotect RW of them: nothing more
  */
 #ifndef TRACELLOC_TEST_MAPPING_H
 #define TRACELLOC_TEST_MAPPING_H
@@ -117,6 +124,34 @@ SITE void *remap_fail(void *p, size_t old_len, size_t len)
 SITE void *map_raw(size_t len)
 {
 	return mp_checked((void *)syscall(SYS_mmap, NULL, len, MP_RW, MP_ANON, -1, 0), "map_raw");
+}
+
+SITE void *map_none(size_t len)
+{
+	return mp_checked(mmap(NULL, len, PROT_NONE, MP_ANON, -1, 0), "map_none");
+}
+
+#define PROT_SITE(name, prot)                                                          \
+	SITE int name(void *p, size_t len)                                             \
+	{                                                                              \
+		int err = mprotect(p, len, prot);                                      \
+                                                                                       \
+		lg_check(!err, "%s: mprotect failed: %s", #name, strerror(errno));     \
+		return err;                                                            \
+	}
+
+PROT_SITE(prot_commit, MP_RW)
+PROT_SITE(prot_decommit, PROT_NONE)
+PROT_SITE(prot_commit2, MP_RW)
+PROT_SITE(prot_heap_rw, MP_RW)
+
+SITE void *prot_heap(size_t len)
+{
+	void *p = NULL;
+
+	lg_check(!posix_memalign(&p, mp_pg, len), "posix_memalign failed");
+	lg_sink = p;
+	return p;
 }
 
 SITE void *map_big_malloc(size_t n)
@@ -242,6 +277,22 @@ static void mapping_exercise(void)
 	lg_alloc("map_big_malloc", 1 << 20);
 	free(q);
 	lg_free("map_big_malloc", 1 << 20);
+
+	lg_declare("map_none");
+	lg_declare("prot_decommit");
+	if ((p = map_none(8 * pg))) {
+		if (!prot_commit(p + 2 * pg, 3 * pg))
+			lg_alloc("prot_commit", 3 * pg);
+		if (!prot_decommit(p + 3 * pg, pg))
+			lg_shrink("prot_commit", pg);
+		if (!prot_commit2(p + 3 * pg, 2 * pg))
+			lg_alloc("prot_commit2", pg);
+	}
+	lg_declare("prot_heap_rw");
+	if ((p = prot_heap(2 * pg))) {
+		lg_alloc("prot_heap", 2 * pg);
+		prot_heap_rw(p, 2 * pg);
+	}
 }
 
 #endif

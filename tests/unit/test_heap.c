@@ -979,3 +979,47 @@ TEST(heap_short_lived)
 	ASSERT_EQ(stack_hist__life_bucket(UINT64_MAX), LIFE_HIST_BUCKETS - 1, "the last lifetime bucket is open");
 	heap__destroy(h);
 }
+
+/*
+ * Address space reserved with PROT_NONE is no memory; pages of it made
+ * accessible are, each piece a block at the mprotect's stack; made
+ * PROT_NONE again, they go and are reserved again. Pages that are no
+ * reservation (a malloc'd buffer) count nothing when made accessible.
+ */
+TEST(heap_reserve_commit_decommit)
+{
+	struct heap *h = heap__new();
+	uint64_t base = 0x40000;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__reserve(h, base, 8 * PG), "reserve 8 pages");
+	ASSERT_STATS(h, 0, 0, 0, 0, 0, 0, 0, 0);
+
+	ASSERT_OK(heap__commit(h, 1, base + 2 * PG, 3 * PG, 10, FN_MPROTECT, S1, 3), "commit 2-4");
+	ASSERT_LIVE(h, base + 2 * PG, 3 * PG, 10, S1, FN_MPROTECT);
+	ASSERT_STATS(h, 1, 3 * PG, 0, 0, 1, 3 * PG, 0, 0);
+
+	/* the same pages again: nothing new */
+	ASSERT_OK(heap__commit(h, 1, base + 2 * PG, 3 * PG, 15, FN_MPROTECT, S2, 2), "commit 2-4 again");
+	ASSERT_STATS(h, 1, 3 * PG, 0, 0, 1, 3 * PG, 0, 0);
+
+	ASSERT_OK(heap__decommit(h, base + 3 * PG, PG), "decommit 3");
+	ASSERT_LIVE(h, base + 2 * PG, 2 * PG, 10, S1, FN_MPROTECT);
+
+	/* 3-4: page 3 is reserved again, page 4 memory already */
+	ASSERT_OK(heap__commit(h, 1, base + 3 * PG, 2 * PG, 20, FN_MPROTECT, S2, 2), "commit 3-4");
+	ASSERT_LIVE(h, base + 3 * PG, PG, 20, S2, FN_MPROTECT);
+	ASSERT_STATS(h, 2, 4 * PG, 0, 0, 2, 3 * PG, 0, 0);
+
+	/* pages no reservation holds: nothing */
+	ASSERT_OK(heap__commit(h, 1, 0x90000, 2 * PG, 30, FN_MPROTECT, S3, 1), "commit unknown");
+	ASSERT_STATS(h, 2, 4 * PG, 0, 0, 2, 3 * PG, 0, 0);
+
+	/* munmap of the whole reservation: both blocks go, and the reservation */
+	ASSERT_OK(heap__unmap(h, base, 8 * PG), "unmap all");
+	ASSERT_STATS(h, 2, 4 * PG, 2, 0, 0, 0, 0, 0);
+	ASSERT_OK(heap__commit(h, 1, base, 8 * PG, 40, FN_MPROTECT, S3, 1), "commit after unmap");
+	ASSERT_STATS(h, 2, 4 * PG, 2, 0, 0, 0, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "closer.h"
 #include "holds.h"
 #include "processes.h"
 #include "safeopen.h"
@@ -149,4 +150,29 @@ TEST(safeopen_stays_in_root)
 	unlink(outside);
 	snprintf(path, sizeof(path), "rm -rf '%s'", root);
 	ASSERT_OK(system(path), "cleanup");
+}
+
+/* every descriptor given to the closer is closed once it is destroyed,
+ * and one given with no closer at once */
+TEST(closer_closes_everything)
+{
+	struct closer *c = closer__new();
+	int fds[64], i, p[2], open_after = 0;
+
+	ASSERT_TRUE(c != NULL, "closer__new");
+	for (i = 0; i < 64; i += 2) {
+		ASSERT_OK(pipe(p), "pipe");
+		fds[i] = p[0];
+		fds[i + 1] = p[1];
+		closer__add(c, p[0]);
+		closer__add(c, p[1]);
+	}
+	closer__destroy(c);
+	for (i = 0; i < 64; i++)
+		open_after += fcntl(fds[i], F_GETFD) >= 0;
+	ASSERT_EQ(open_after, 0, "descriptors still open after closer__destroy");
+	ASSERT_OK(pipe(p), "pipe");
+	closer__add(NULL, p[0]);
+	ASSERT_TRUE(fcntl(p[0], F_GETFD) < 0, "closed at once without a closer");
+	close(p[1]);
 }
