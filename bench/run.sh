@@ -49,6 +49,9 @@
 #    its libc's mmap: nothing on the system-call path), and while it traces
 #    a static one (the system-call tracepoints, which every process pays);
 #    rounds of the three back to back, ratios paired. BENCH_ONLY=13.
+# 14. What --follow-forks adds to a fork and to a posix_spawn (bench/forks:
+#    children one after the other, each waited for), traced against
+#    untraced. BENCH_ONLY=14.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -151,6 +154,7 @@ gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper" tests/targets/sleeper.c ||
 	die "cannot build tests/targets/sleeper.c"
 # section 13: an untraced process's system calls; the sleeper linked statically
 gcc -O2 -o "$OUT/syscalls" bench/syscalls.c || die "cannot build bench/syscalls.c"
+gcc -O2 -g -fno-omit-frame-pointer -o "$OUT/forks" bench/forks.c || die "cannot build bench/forks.c"
 gcc -static $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper_static" tests/targets/sleeper.c 2>/dev/null ||
 	note "no static glibc: section 13 without its static row"
 CHURN=$OUT/churn
@@ -1130,6 +1134,104 @@ if [ "${BENCH_ONLY:-}" = 13 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 14. forks
+
+# forks_run LOG [TRACELLOC ARGS...]: bench/forks, untraced or under tracelloc
+forks_run() {
+	local log=$1
+	shift
+	if [ $# -gt 0 ]; then
+		"$@" -i 0 -t 0 --follow-forks -- "$OUT/forks" "${BENCH_FORKS:-40}" >"$log" 2>"$log.err"
+	else
+		"$OUT/forks" "${BENCH_FORKS:-40}" >"$log" 2>&1
+	fi
+	grep -q '^fork ' "$log"
+}
+
+section_forks_cost() {
+	local r u t
+	echo
+	echo "== 14. what a fork and a spawn cost a program traced with --follow-forks (ms per child, ${BENCH_FORKS:-40} of each in a row)"
+	for r in $(seq "$RUNS"); do
+		forks_run "$LOGS/forks-untraced-$r" || continue
+		forks_run "$LOGS/forks-traced-$r" "$TRACELLOC" || continue
+		u=$(awk '/^fork / { print $2, $4 }' "$LOGS/forks-untraced-$r")
+		t=$(awk '/^fork / { print $2, $4 }' "$LOGS/forks-traced-$r")
+		FORK_ADDED="${FORK_ADDED:-} $(awk -v t="$t" -v u="$u" 'BEGIN { split(t, a, " "); split(u, b, " "); printf "%.2f", a[1] - b[1] }')"
+		SPAWN_ADDED="${SPAWN_ADDED:-} $(awk -v t="$t" -v u="$u" 'BEGIN { split(t, a, " "); split(u, b, " "); printf "%.2f", a[2] - b[2] }')"
+		echo "  run $r: untraced fork, spawn: $u ms; traced: $t ms"
+	done
+	FORK_ADDED_MED=$(MEDIAN_FMT=%.2f median ${FORK_ADDED:-})
+	SPAWN_ADDED_MED=$(MEDIAN_FMT=%.2f median ${SPAWN_ADDED:-})
+	echo "  added per child, median: fork ${FORK_ADDED_MED} ms, posix_spawn ${SPAWN_ADDED_MED} ms"
+	pg_connect_rows
+}
+
+# PostgreSQL forks a backend per connection: pgbench -C (a connection per
+# transaction) against a fresh cluster, untraced and under --follow-forks
+PG_BIN=${BENCH_PG_BIN:-$(dirname "$(command -v postgres 2>/dev/null || echo /usr/lib/postgresql/15/bin/postgres)")}
+pg_run() {
+	local kind=$1 data=$WORK/pg-$1 port=5497 pid i
+	# the postgres user reaches its directory (the socket's too) through ours
+	chmod 711 "$WORK"
+	rm -rf "$data" && mkdir -p "$data" && chown postgres "$data" || return 1
+	su postgres -c "$PG_BIN/initdb -D $data" >"$LOGS/pg-$kind.init" 2>&1 || return 1
+	if [ "$kind" = traced ]; then
+		"$TRACELLOC" --follow-forks --user postgres -i 0 -t 0 -- "$PG_BIN/postgres" -D "$data" \
+			-k "$data" -p "$port" -c listen_addresses= >"$LOGS/pg-$kind.tl" 2>&1 &
+	else
+		su postgres -c "$PG_BIN/postgres -D $data -k $data -p $port -c listen_addresses=" \
+			>"$LOGS/pg-$kind.log" 2>&1 &
+	fi
+	pid=$!
+	STARTED+=("$pid")
+	for i in $(seq 100); do
+		"$PG_BIN/pg_isready" -h "$data" -p "$port" -q 2>/dev/null && break
+		snooze 0.1
+	done
+	pgbench -i -h "$data" -p "$port" -U postgres postgres >"$LOGS/pg-$kind.pgbench" 2>&1
+	pgbench -C -T 5 -h "$data" -p "$port" -U postgres postgres >>"$LOGS/pg-$kind.pgbench" 2>&1
+	signal_ours INT "$pid"
+	wait_exit "$pid" 20
+	PG_TPS[$kind]=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$LOGS/pg-$kind.pgbench" | tail -1)
+	PG_CONN[$kind]=$(sed -n 's/^average connection time = \([0-9.]*\).*/\1/p' "$LOGS/pg-$kind.pgbench" | tail -1)
+}
+declare -A PG_TPS PG_CONN
+
+pg_connect_rows() {
+	if ! command -v pgbench >/dev/null || [ ! -x "$PG_BIN/initdb" ] || ! id postgres >/dev/null 2>&1; then
+		echo "  pgbench -C: not measured (no PostgreSQL, pgbench or postgres user here)"
+		return
+	fi
+	pg_run untraced
+	pg_run traced
+	echo "  pgbench -C (a backend forked per connection, 5 s): untraced ${PG_TPS[untraced]:-?} tps" \
+	     "(${PG_CONN[untraced]:-?} ms a connection), traced ${PG_TPS[traced]:-?} tps" \
+	     "(${PG_CONN[traced]:-?} ms); $(calc "${PG_TPS[traced]:-0} / ${PG_TPS[untraced]:-1}" %.2f)x"
+}
+FORK_ADDED="" SPAWN_ADDED=""
+
+forks_cost_verdict() {
+	local v
+	v=$(le "${FORK_ADDED_MED:-x}" 10)
+	[ "$v" = 1 ] && v=$(le "${SPAWN_ADDED_MED:-x}" 10)
+	echo "$(verdict "$v") --follow-forks adds at most 10 ms to a fork and to a posix_spawn:" \
+	     "fork ${FORK_ADDED_MED:-n/a} ms, spawn ${SPAWN_ADDED_MED:-n/a} ms"
+	if isnum "${PG_CONN[traced]:-x}" && isnum "${PG_CONN[untraced]:-x}"; then
+		v=$(le "$(calc "${PG_CONN[traced]} - ${PG_CONN[untraced]}" %.1f)" 10)
+		echo "$(verdict "$v") --follow-forks adds at most 10 ms to a PostgreSQL connection (pgbench -C):" \
+		     "$(calc "${PG_CONN[traced]} - ${PG_CONN[untraced]}" %.1f) ms"
+	fi
+}
+
+if [ "${BENCH_ONLY:-}" = 14 ]; then
+	section_forks_cost
+	echo
+	echo "================================================================ targets (section 14 alone)"
+	forks_cost_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1410,6 +1512,7 @@ section_forks
 section_model
 section_procmem
 section_syscalls
+section_forks_cost
 
 # ---------------------------------------------------------------- report
 
@@ -1574,6 +1677,7 @@ throttled_verdict
 forks_verdict
 procmem_verdict
 syscalls_verdict
+forks_cost_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

@@ -204,6 +204,11 @@ struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct a
 	return a;
 }
 
+static void destroy_link(void *link)
+{
+	bpf_link__destroy(link);
+}
+
 void attach__destroy(struct attach *a)
 {
 	size_t i;
@@ -211,7 +216,7 @@ void attach__destroy(struct attach *a)
 	if (!a)
 		return;
 	for (i = 0; i < a->nlinks; i++)
-		bpf_link__destroy(a->links[i]);
+		closer__call(a->opts.closer, destroy_link, a->links[i]);
 	/* unregistering waits for grace periods: not on this thread */
 	for (i = 0; i < a->nlink_fds; i++)
 		closer__add(a->opts.closer, a->link_fds[i]);

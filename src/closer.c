@@ -15,30 +15,45 @@
  */
 #define CLOSER_THREADS 16
 
+/* a descriptor to close, or a call that closes something */
+struct job {
+	int fd;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
 struct closer {
 	pthread_mutex_t lock;
 	pthread_cond_t work;
-	int *fds;		/* waiting to be closed */
-	size_t nfds, cap;
+	struct job *jobs;	/* waiting to be done */
+	size_t njobs, cap;
 	bool done;		/* no more are given: close the rest and end */
 	pthread_t threads[CLOSER_THREADS];
 	int nthreads;
 };
 
+static void run(const struct job *job)
+{
+	if (job->fn)
+		job->fn(job->arg);
+	else
+		close(job->fd);
+}
+
 static void *close_fds(void *arg)
 {
 	struct closer *c = arg;
-	int fd;
+	struct job job;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		while (!c->nfds && !c->done)
+		while (!c->njobs && !c->done)
 			pthread_cond_wait(&c->work, &c->lock);
-		if (!c->nfds)
+		if (!c->njobs)
 			break;
-		fd = c->fds[--c->nfds];
+		job = c->jobs[--c->njobs];
 		pthread_mutex_unlock(&c->lock);
-		close(fd);
+		run(&job);
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -68,32 +83,41 @@ struct closer *closer__new(void)
 	return c;
 }
 
-void closer__add(struct closer *c, int fd)
+static void add(struct closer *c, const struct job *job)
 {
-	int *grown;
+	struct job *grown;
 
-	if (fd < 0)
-		return;
 	if (!c) {
-		close(fd);
+		run(job);
 		return;
 	}
 	pthread_mutex_lock(&c->lock);
-	if (c->nfds == c->cap) {
+	if (c->njobs == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 64;
 
-		grown = realloc(c->fds, cap * sizeof(*grown));
+		grown = realloc(c->jobs, cap * sizeof(*grown));
 		if (!grown) {
 			pthread_mutex_unlock(&c->lock);
-			close(fd);	/* here, then: it is closed all the same */
+			run(job);	/* here, then: it is done all the same */
 			return;
 		}
-		c->fds = grown;
+		c->jobs = grown;
 		c->cap = cap;
 	}
-	c->fds[c->nfds++] = fd;
+	c->jobs[c->njobs++] = *job;
 	pthread_cond_signal(&c->work);
 	pthread_mutex_unlock(&c->lock);
+}
+
+void closer__add(struct closer *c, int fd)
+{
+	if (fd >= 0)
+		add(c, &(struct job){ .fd = fd });
+}
+
+void closer__call(struct closer *c, void (*fn)(void *arg), void *arg)
+{
+	add(c, &(struct job){ .fd = -1, .fn = fn, .arg = arg });
 }
 
 void closer__destroy(struct closer *c)
@@ -109,10 +133,10 @@ void closer__destroy(struct closer *c)
 	for (i = 0; i < c->nthreads; i++)
 		pthread_join(c->threads[i], NULL);
 	/* no thread could be started: whatever is left, here */
-	while (c->nfds)
-		close(c->fds[--c->nfds]);
+	while (c->njobs)
+		run(&c->jobs[--c->njobs]);
 	pthread_cond_destroy(&c->work);
 	pthread_mutex_destroy(&c->lock);
-	free(c->fds);
+	free(c->jobs);
 	free(c);
 }

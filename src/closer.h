@@ -16,6 +16,9 @@ struct closer;
 struct closer *closer__new(void);
 /* takes fd; c NULL: closed at once */
 void closer__add(struct closer *c, int fd);
+/* fn(arg) on one of the threads (c NULL: at once), for what closes more
+ * than a descriptor (a libbpf link and its perf event) */
+void closer__call(struct closer *c, void (*fn)(void *arg), void *arg);
 /* every descriptor given is closed on return */
 void closer__destroy(struct closer *c);
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "folded.h"
+#include "table.h"
 
 /* lines handled between two looks at the clock (profile__idle) */
 #define IDLE_LINES 1024
@@ -14,53 +16,73 @@ struct folded_line {
 	uint64_t value;
 };
 
-/* ';' separates frames and ' ' ends the stack: keep them out of names */
-static void put_frame(FILE *out, const char *name)
+/* a growing text, reused from stack to stack */
+struct text {
+	char *buf;
+	size_t len, cap;
+};
+
+static int put(struct text *t, const char *s, size_t n)
 {
-	if (!strpbrk(name, ";\n")) {
-		fputs(name, out);
-		return;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		char *grown;
+
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		grown = realloc(t->buf, cap);
+		if (!grown)
+			return -ENOMEM;
+		t->buf = grown;
+		t->cap = cap;
 	}
-	for (; *name; name++)
-		fputc(*name == ';' ? ':' : *name == '\n' ? ' ' : *name, out);
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+	return 0;
 }
 
-/* outermost first, the frames of one stack; NULL when --include leaves it out */
-static char *stack_text(struct profile *p, const struct profile_stack *s, int *err)
+/* ';' separates frames and ' ' ends the stack: keep them out of names */
+static int put_frame(struct text *t, const char *name)
+{
+	size_t start = t->len, n = strlen(name), i;
+	int err = put(t, name, n);
+
+	for (i = start; !err && i < t->len; i++)
+		if (t->buf[i] == ';' || t->buf[i] == '\n')
+			t->buf[i] = t->buf[i] == ';' ? ':' : ' ';
+	return err;
+}
+
+/* outermost first, the frames of one stack, into t; 0 frames when
+ * --include leaves it out */
+static int stack_text(struct profile *p, const struct profile_stack *s, struct text *t)
 {
 	const struct shown_frame *frames;
-	int n = profile__show(p, s, &frames), i;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out;
+	int n = profile__show(p, s, &frames), i, err = 0;
 
-	*err = n < 0 ? n : 0;
+	t->len = 0;
 	if (n <= 0)
-		return NULL;
-	out = open_memstream(&text, &size);
-	if (!out) {
-		*err = -ENOMEM;
-		return NULL;
-	}
-	for (i = n - 1; i >= 0; i--) {
-		put_frame(out, frames[i].function);
+		return n;
+	for (i = n - 1; i >= 0 && !err; i--) {
+		err = put_frame(t, frames[i].function);
 		/* flamegraph.pl's mark for an inlined frame */
-		if (frames[i].inlined)
-			fputs("_[i]", out);
-		if (i > 0)
-			fputc(';', out);
+		if (!err && frames[i].inlined)
+			err = put(t, "_[i]", 4);
+		if (!err && i > 0)
+			err = put(t, ";", 1);
 	}
-	if (fclose(out)) {
-		free(text);
-		*err = -ENOMEM;
-		return NULL;
-	}
-	return text;
+	return err ? err : n;
 }
 
-static int by_stack(const void *a, const void *b, void *arg)
+static uint64_t hash_text(const char *s, size_t n)
 {
-	return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h | 1;	/* keys are never 0 */
 }
 
 static int by_value_desc(const void *a, const void *b, void *arg)
@@ -72,54 +94,75 @@ static int by_value_desc(const void *a, const void *b, void *arg)
 	return strcmp(x->stack, y->stack);
 }
 
+/*
+ * Stacks that read the same (different return addresses in one function)
+ * are one line: found by a hash of their text, not by sorting the texts,
+ * whose long common beginnings made the sort most of the writer's time.
+ */
 int folded__write(FILE *out, struct profile *p, enum metric metric)
 {
 	struct folded_line *lines = calloc(p->count ? p->count : 1, sizeof(*lines));
-	size_t n = 0, merged = 0, i;
+	struct table *seen = table__new(sizeof(size_t));
+	struct text t = {};
+	size_t n = 0, i, *slot;
+	uint64_t key;
+	bool existed;
 	int err = 0;
 
-	if (!lines)
-		return -ENOMEM;
-	for (i = 0; i < p->count; i++) {
+	if (!lines || !seen) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->count && !err; i++) {
 		uint64_t value = profile__value(&p->stacks[i], metric);
 
-		if (!value)
-			continue;
-		lines[n].stack = stack_text(p, &p->stacks[i], &err);
-		if (err)
-			goto out;
-		if (lines[n].stack)
-			lines[n++].value = value;
-	}
-	/* different return addresses in one function name the same frames */
-	err = profile__sort(p, lines, n, sizeof(*lines), by_stack, NULL);
-	if (err)
-		goto out;
-	for (i = 0; i < n; i++) {
 		if (i % IDLE_LINES == 0)
 			profile__idle(p);
-		if (merged && !strcmp(lines[merged - 1].stack, lines[i].stack)) {
-			lines[merged - 1].value += lines[i].value;
-			free(lines[i].stack);
+		if (!value)
 			continue;
+		err = stack_text(p, &p->stacks[i], &t);
+		if (err <= 0)
+			continue;
+		err = 0;
+		/* on a (rare) collision of two texts, the next odd key */
+		for (key = hash_text(t.buf, t.len);; key += 2) {
+			slot = table__upsert(seen, key, &existed);
+			if (!slot) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!existed) {
+				lines[n].stack = strdup(t.buf);
+				if (!lines[n].stack) {
+					table__remove(seen, key, NULL);
+					err = -ENOMEM;
+					break;
+				}
+				lines[n].value = value;
+				*slot = n++;
+				break;
+			}
+			if (!strcmp(lines[*slot].stack, t.buf)) {
+				lines[*slot].value += value;
+				break;
+			}
 		}
-		lines[merged++] = lines[i];
 	}
-	n = merged;
-	err = profile__sort(p, lines, n, sizeof(*lines), by_value_desc, NULL);
+	if (!err)
+		err = profile__sort(p, lines, n, sizeof(*lines), by_value_desc, NULL);
 	for (i = 0; i < n && !err; i++) {
 		if (i % IDLE_LINES == 0)
 			profile__idle(p);
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].stack, lines[i].value);
+		fputs(lines[i].stack, out);
+		fprintf(out, " %" PRIu64 "\n", lines[i].value);
 	}
 	if (!err && ferror(out))
 		err = -EIO;
 out:
-	for (i = 0; i < n; i++) {
-		if (i % IDLE_LINES == 0)
-			profile__idle(p);
+	for (i = 0; lines && i < n; i++)
 		free(lines[i].stack);
-	}
 	free(lines);
+	free(t.buf);
+	table__destroy(seen);
 	return err;
 }

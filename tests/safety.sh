@@ -161,6 +161,29 @@ test_duration_many_processes() { # --duration with 60 processes of --comm's name
 		'^prompt$' "--comm with 60 processes: ended within 1.5 s of its duration (probes closed at once)"
 }
 
+test_sigterm_fork_storm_prompt() { # SIGTERM during a fork storm under --follow-forks: tracelloc ends within a second, its summary's time is when tracing stopped
+	need_target forkstorm || return
+	local t0 t1 took traced
+	tl_bg f -i 0 -t 0 --follow-forks -- "$TB/forkstorm" 20 10 50
+	if ! wait_for_grep "$T_DIR/f.err" '^tracelloc: attached' 10 "$TL_PID"; then
+		fail "fork storm: tracelloc did not attach"
+		return
+	fi
+	sleep 2
+	t0=$(now_ns)
+	kill -TERM "$TL_PID"
+	wait_pid "$TL_PID" 30
+	t1=$(now_ns)
+	pkill -KILL -f "$TB/forkstorm" 2>/dev/null
+	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	assert_match "$(awk -v t="$took" 'BEGIN { print (t < 1) ? "prompt" : "took " t " s" }')" '^prompt$' \
+		"fork storm: SIGTERM to exit within a second"
+	traced=$(sed -n 's/^==> summary: .*traced \([0-9.]*\) s, interrupted.*/\1/p' "$T_DIR/f.out")
+	assert_match "${traced:-none}" '^[0-9.]+$' "fork storm: the summary says how long it traced"
+	assert_match "$(awk -v t="${traced:-0}" 'BEGIN { print (t >= 1.5 && t < 3.5) ? "ok" : "traced " t " s" }')" \
+		'^ok$' "fork storm: the summary's time ends at the signal (about 2 s after attach)"
+}
+
 test_sigint_comm_storm() { # a clean SIGINT while processes of --comm's name start: every one held goes on
 	need_target sleeper || return
 	local i name="tli$$" left total=0

@@ -152,12 +152,17 @@ TEST(safeopen_stays_in_root)
 	ASSERT_OK(system(path), "cleanup");
 }
 
+static void count_call(void *arg)
+{
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
 /* every descriptor given to the closer is closed once it is destroyed,
- * and one given with no closer at once */
+ * every call made, and a descriptor given with no closer closed at once */
 TEST(closer_closes_everything)
 {
 	struct closer *c = closer__new();
-	int fds[64], i, p[2], open_after = 0;
+	int fds[64], i, p[2], open_after = 0, calls = 0;
 
 	ASSERT_TRUE(c != NULL, "closer__new");
 	for (i = 0; i < 64; i += 2) {
@@ -171,6 +176,12 @@ TEST(closer_closes_everything)
 	for (i = 0; i < 64; i++)
 		open_after += fcntl(fds[i], F_GETFD) >= 0;
 	ASSERT_EQ(open_after, 0, "descriptors still open after closer__destroy");
+	c = closer__new();
+	ASSERT_TRUE(c != NULL, "closer__new");
+	for (i = 0; i < 100; i++)
+		closer__call(c, count_call, &calls);
+	closer__destroy(c);
+	ASSERT_EQ(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), 100, "calls made by closer__destroy");
 	ASSERT_OK(pipe(p), "pipe");
 	closer__add(NULL, p[0]);
 	ASSERT_TRUE(fcntl(p[0], F_GETFD) < 0, "closed at once without a closer");
