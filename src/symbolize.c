@@ -89,7 +89,22 @@ struct symbolizer {
 	size_t ncontested;
 	const volatile uint32_t *generation;
 	uint32_t read_gen;		/* the generation of the last read of the maps */
+	/* a JIT's names for its code (/tmp/perf-PID.map), as last read */
+	struct perf_sym *perf_syms;
+	size_t nperf_syms;
+	off_t perf_size;		/* of the file when read; -1: never there */
 };
+
+/* one line of a perf map: code the runtime generated, and its name */
+struct perf_sym {
+	uint64_t start;
+	uint64_t end;
+	const char *name;		/* interned */
+	size_t line;			/* later lines win: code made again at one place */
+};
+
+/* a perf map bigger than this is not read (a runtime that never prunes) */
+#define PERF_MAP_MAX_BYTES (64 << 20)
 
 /*
  * A module's file as it was when reported (its Dwfl_Module's userdata).
@@ -268,6 +283,7 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	s->refs = 1;
 	s->pid = pid;
 	s->root_fd = -1;
+	s->perf_size = -1;
 	if (!maps__task_dir(pid, path, sizeof(path) - 5)) {
 		strcat(path, "/root");
 		s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -360,6 +376,7 @@ void symbolizer__destroy(struct symbolizer *s)
 		symfile_put(s->spans[--s->nspans].file);
 	free(s->spans);
 	free(s->contested);
+	free(s->perf_syms);
 	maps__clear(&s->maps);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
@@ -577,6 +594,128 @@ static struct span *note_span(struct symbolizer *s, const struct maps *maps,
 	return sp;
 }
 
+/* the pid of s's process in its own namespace (the one its perf map is
+ * named with), or 0 */
+static pid_t own_pid(const struct symbolizer *s)
+{
+	char path[64], line[256];
+	pid_t pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", s->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *at = line + 6, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		/* the last one is the innermost namespace's */
+		for (;;) {
+			long v = strtol(at, &end, 10);
+
+			if (end == at)
+				break;
+			pid = (pid_t)v;
+			at = end;
+		}
+	}
+	fclose(f);
+	return pid;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct perf_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * The JIT's perf map, /tmp/perf-PID.map in the process's root (node
+ * --perf-basic-prof, the JVM's agents, LuaJIT): "START SIZE NAME" lines,
+ * hex. Read while the process lives, each time it grew. Only a regular
+ * file reached by no symlink, owned by the process's user, is read: the
+ * process controls its /tmp, and tracelloc is root.
+ */
+static void read_perf_map(struct symbolizer *s)
+{
+	struct stat st, link, proc;
+	struct perf_sym *syms = NULL, *grown;
+	size_t n = 0, cap = 0;
+	char path[64], proc_path[32], *line = NULL;
+	size_t line_cap = 0;
+	pid_t pid;
+	FILE *f;
+	int fd;
+
+	if (s->root_fd < 0 || !(pid = own_pid(s)))
+		return;
+	snprintf(path, sizeof(path), "tmp/perf-%d.map", pid);
+	snprintf(proc_path, sizeof(proc_path), "/proc/%d", s->pid);
+	if (fstatat(s->root_fd, path, &link, AT_SYMLINK_NOFOLLOW) || !S_ISREG(link.st_mode) ||
+	    stat(proc_path, &proc) || link.st_uid != proc.st_uid || link.st_size == s->perf_size ||
+	    link.st_size > PERF_MAP_MAX_BYTES)
+		return;
+	fd = safeopen__in_root(s->root_fd, path);
+	if (fd < 0)
+		return;
+	/* the file opened is the one looked at */
+	if (fstat(fd, &st) || st.st_ino != link.st_ino || st.st_dev != link.st_dev ||
+	    !(f = fdopen(fd, "re"))) {
+		close(fd);
+		return;
+	}
+	while (getline(&line, &line_cap, f) > 0) {
+		unsigned long long start, size;
+		int used = 0;
+
+		if (sscanf(line, "%llx %llx %n", &start, &size, &used) < 2 || !used || !size)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			grown = realloc(syms, cap * sizeof(*syms));
+			if (!grown)
+				break;
+			syms = grown;
+		}
+		syms[n] = (struct perf_sym){ start, start + size, intern(s, line + used), n };
+		n++;
+	}
+	free(line);
+	fclose(f);
+	if (n)
+		qsort(syms, n, sizeof(*syms), by_start);
+	free(s->perf_syms);
+	s->perf_syms = syms;
+	s->nperf_syms = n;
+	s->perf_size = st.st_size;
+}
+
+/* the JIT's name of addr, or NULL */
+static const char *perf_name(const struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->nperf_syms;
+
+	/* the last entry that starts at or below addr (of one start, the
+	 * latest line) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->perf_syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < s->perf_syms[lo - 1].end)
+		return s->perf_syms[lo - 1].name;
+	return NULL;
+}
+
 int symbolizer__refresh(struct symbolizer *s)
 {
 	uint32_t gen = 0, after = 0;
@@ -602,6 +741,7 @@ int symbolizer__refresh(struct symbolizer *s)
 	 * nothing: keep what it mapped, for [anon] and deleted files */
 	if (!maps.count)
 		return -ESRCH;
+	read_perf_map(s);
 	for (j = 0; j < s->nspans; j++)
 		s->spans[j].seen = false;
 	for (j = 0; j < maps.count; j++) {
@@ -850,8 +990,12 @@ static const char *outside_modules(struct symbolizer *s, uint64_t addr)
 
 	if (!m || !m->exec)
 		return "[unknown]";
-	if (!m->path)
-		return "[anon]";	/* JIT or other generated code */
+	if (!m->path) {
+		/* JIT or other generated code: named by the runtime, if it says */
+		const char *name = perf_name(s, addr);
+
+		return name ? name : "[anon]";
+	}
 	return m->path[0] == '[' ? intern(s, m->path) : "[unknown]";
 }
 

@@ -1138,6 +1138,23 @@ test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [a
 	assert_grep "$T_DIR/a.out" '^ +0x[0-9a-f]+ \[anon\]$' "anon: the report shows the [anon] frame"
 }
 
+test_anon_perf_map() { # a JIT's perf map (/tmp/perf-PID.map) names its code; one that is a symlink is not followed
+	need_target anon || return
+	TL_ENV=(TL_EXPECT="$T_DIR/p.exp" TL_PERF_MAP=1)
+	tl_run p -i 0 -t 3 -f "$T_DIR/p.fg" -- "$TB/anon"
+	check_normal_end p '^target exited with status 0$' "anon, perf map" || return
+	assert_eq "$(grep -c ';site_anon_caller;jit_make_block 4321$' "$T_DIR/p.fg")" 1 \
+		"perf map: the JIT's frame named from it, under its caller"
+	assert_grep "$T_DIR/p.out" '^ +0x[0-9a-f]+ jit_make_block$' "perf map: the report names the frame"
+	# a map that leads elsewhere (here a file naming every address) is not read
+	printf '0 7fffffffffff stolen_name\n' >"$T_DIR/elsewhere.map"
+	TL_ENV=(TL_EXPECT="$T_DIR/l.exp" TL_PERF_MAP=link TL_PERF_LINK="$T_DIR/elsewhere.map")
+	tl_run l -i 0 -t 3 -f "$T_DIR/l.fg" -- "$TB/anon"
+	check_normal_end l '^target exited with status 0$' "anon, perf map a symlink" || return
+	assert_eq "$(grep -c ';site_anon_caller;\[anon\] 4321$' "$T_DIR/l.fg")" 1 "perf map a symlink: [anon]"
+	assert_no_grep "$T_DIR/l.fg" 'stolen_name' "perf map a symlink: not followed"
+}
+
 test_unwind_dwarf_anon() { # --unwind dwarf: JIT code has no table, its stack ends there, counted in the summary
 	need_target anon || return
 	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")

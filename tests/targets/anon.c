@@ -3,8 +3,14 @@
  * mapping, as JIT-compiled code would; tracelloc must name that frame
  * [anon] and still find the caller (site_anon_caller) through the frame
  * pointer the generated code sets up. x86-64 only.
+ *
+ * With TL_PERF_MAP set, it names that code as a JIT does, in
+ * /tmp/perf-PID.map ("ADDR SIZE jit_make_block"); with TL_PERF_MAP=link,
+ * that file is a symlink to $TL_PERF_LINK instead, which tracelloc must
+ * not follow. The file is removed at the end.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +32,7 @@ int main(void)
 	uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0xbf, 0xe1, 0x10, 0x00, 0x00, 0x48, 0xb8,
 			   0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xd0, 0x5d, 0xc3 };
 	void *(*target)(size_t) = malloc;
+	char map_path[64] = "";
 	uint8_t *page;
 
 	memcpy(&code[11], &target, sizeof(target));
@@ -33,9 +40,28 @@ int main(void)
 		    -1, 0);
 	lg_check(page != MAP_FAILED, "mmap");
 	memcpy(page, code, sizeof(code));
+	if (getenv("TL_PERF_MAP")) {
+		snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
+		if (!strcmp(getenv("TL_PERF_MAP"), "link")) {
+			lg_check(symlink(getenv("TL_PERF_LINK"), map_path) == 0, "symlink");
+		} else {
+			FILE *f = fopen(map_path, "w");
+
+			lg_check(f != NULL, "fopen %s", map_path);
+			if (f) {
+				fprintf(f, "%lx %zx jit_make_block\n", (unsigned long)(uintptr_t)page,
+					sizeof(code));
+				fclose(f);
+			}
+		}
+		/* the tracer reads it while the process lives */
+		usleep(300000);
+	}
 	lg_check(site_anon_caller((void *(*)(void))page) != NULL, "jit malloc");
 	lg_alloc("site_anon_caller", 4321);
 	/* live on a little, as a JIT would: the tracer reads the maps meanwhile */
 	usleep(300000);
+	if (map_path[0])
+		unlink(map_path);
 	return lg_write();
 }
