@@ -1258,6 +1258,16 @@ static __always_inline int enter_thread_exit(void)
 	return 0;
 }
 
+/* ld.so's r_state at addr is not RT_CONSISTENT (or cannot be read) */
+static __always_inline bool maps_in_flux(__u64 addr)
+{
+	__u32 state = 1;
+
+	if (bpf_probe_read_user(&state, sizeof(state), (void *)addr))
+		return true;
+	return state != 0;
+}
+
 /* One entry program for every traced function: the probe's cookie says which,
  * and so where its arguments are. One program lets one uprobe_multi link carry
  * all the entry probes of an object. */
@@ -1281,11 +1291,22 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		/* the daemon reads the maps of the new generation at once */
 		proc = proc_of(who);
 		__sync_fetch_and_add(&proc->maps_gen, 1);
-		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
-		if (proc->hold_at_hook && ++proc->hook_calls == 2) {
-			proc->hold_at_hook = 0;
-			hold_current();
+		if (proc->hold_at_hook) {
+			send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen,
+					     BPF_RB_FORCE_WAKEUP);
+			if (++proc->hook_calls == 2) {
+				proc->hold_at_hook = 0;
+				hold_current();
+			}
+			return 0;
 		}
+		/* the maps are consistent again (RT_CONSISTENT): a dlopen's
+		 * libraries wait, stopped, for their tables */
+		if (proc->r_state_addr && !maps_in_flux(proc->r_state_addr) && hold_current()) {
+			send_ptr_event_flags(EVENT_MAPS_HELD, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
+			return 0;
+		}
+		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
 		return 0;
 	case FN_MMAP:
 		return enter_map(who, fn, arg2, arg4, arg3, 0, 0);

@@ -89,6 +89,10 @@ enum event_type {
 	/* struct range_event: mprotect(PROT_NONE): the program's pages there
 	 * are no memory any more, and reserved again */
 	EVENT_DECOMMIT,
+	/* struct ptr_event: ld.so changed the maps (addr: the new generation)
+	 * and the process is stopped: a library was just loaded, none of its
+	 * code has run; the daemon builds its tables, then lets it go */
+	EVENT_MAPS_HELD,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */
@@ -157,6 +161,11 @@ struct proc_state {
 	/* the code of the shared libraries whose allocators are probed (libc,
 	 * jemalloc, ...): an mmap called from there is theirs (glibc makes an
 	 * arena inside a free), not the program's */
+	/* where ld.so says whether the maps are consistent (_r_debug.r_state):
+	 * at its hook, a dlopen's libraries are mapped and none of their code
+	 * has run; the process is stopped there until their tables are in.
+	 * 0: not known (not held) */
+	unsigned long long r_state_addr;
 	unsigned long long alloc_code_start[MAX_ALLOC_CODE];
 	unsigned long long alloc_code_end[MAX_ALLOC_CODE];
 	/* the uretprobe trampoline's page: a return address there is not the caller's */

@@ -180,6 +180,12 @@ struct attach {
 	char *culprit;
 	bool stripped;		/* a mapped object had no symbol table at all */
 	bool go;		/* Go's runtime is mapped: it makes raw system calls */
+	/* ld.so's _r_debug: its file, its vaddr, and the vaddr less the file
+	 * offset of the code's segment; where it is now (0: unknown) */
+	struct file_id ld_file;
+	uint64_t r_debug_vaddr;
+	uint64_t ld_code_delta;
+	uint64_t r_debug_addr;
 	struct file_id go_file;	/* the file of a Go program examined */
 	uint64_t loader_start;	/* the dynamic loader's code */
 	uint64_t loader_end;
@@ -241,6 +247,26 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* p_vaddr - p_offset of the PT_LOAD that holds file offset off */
+static int code_delta(Elf *elf, uint64_t off, uint64_t *delta)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= (ph.p_offset & ~4095ULL) && off < ph.p_offset + ph.p_filesz) {
+			*delta = ph.p_vaddr - ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* file offset of a virtual address, through the PT_LOAD that holds it */
 static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 {
@@ -288,6 +314,7 @@ struct elf_scan {
 	 * allocator linked into a program: its mmap is where the program's
 	 * calls go */
 	bool shared;
+	uint64_t r_debug;		/* ld.so's _r_debug, its vaddr; 0: none */
 };
 
 static const struct { const char *name; unsigned int mark; } markers[] = {
@@ -314,11 +341,15 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		GElf_Sym sym;
 		const char *name;
 
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name)
+			continue;
+		/* ld.so's debugger interface: whether the maps are consistent */
+		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "_r_debug"))
+			scan->r_debug = sym.st_value;
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
 		/* jemalloc built with a prefix: its names without it */
 		base = name;
@@ -543,6 +574,11 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->stripped = true;
 	if (scan.marks & MARK_GO)
 		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
+	if (scan.r_debug && !strncmp(scan.soname, "ld-linux", 8) &&
+	    !code_delta(elf, m->offset, &a->ld_code_delta)) {
+		a->ld_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
+		a->r_debug_vaddr = scan.r_debug;
+	}
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
@@ -612,6 +648,7 @@ static void note_mapped(struct attach *a, const struct maps *maps)
 	size_t i, j;
 
 	a->go = false;
+	a->r_debug_addr = 0;
 	for (j = 0; j < a->nobjects; j++)
 		a->objects[j].mapped = false;
 	for (i = 0; i < maps->count; i++) {
@@ -632,6 +669,10 @@ static void note_mapped(struct attach *a, const struct maps *maps)
 		}
 		a->go |= a->go_file.inode && m->inode == a->go_file.inode &&
 			 m->dev_major == a->go_file.dev_major && m->dev_minor == a->go_file.dev_minor;
+		/* the load base: the code's place less its vaddr */
+		if (!a->r_debug_addr && a->r_debug_vaddr && m->inode == a->ld_file.inode &&
+		    m->dev_major == a->ld_file.dev_major && m->dev_minor == a->ld_file.dev_minor)
+			a->r_debug_addr = m->start - m->offset - a->ld_code_delta + a->r_debug_vaddr;
 	}
 }
 
@@ -1007,6 +1048,12 @@ int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, i
 		end[n++] = o->code_end;
 	}
 	return n;
+}
+
+uint64_t attach__r_state_addr(const struct attach *a)
+{
+	/* struct r_debug: r_version, r_map, r_brk, then r_state */
+	return a->r_debug_addr ? a->r_debug_addr + 24 : 0;
 }
 
 bool attach__go(const struct attach *a)

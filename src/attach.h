@@ -60,6 +60,8 @@ bool attach__maps_probed(const struct attach *a);
 /* the executable mappings of the shared libraries probed, at most max:
  * their calls of mmap are the allocators' own; returns how many */
 int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, int max);
+/* where ld.so's _r_debug.r_state is in the process now; 0: unknown */
+uint64_t attach__r_state_addr(const struct attach *a);
 /* Go's runtime is mapped */
 bool attach__go(const struct attach *a);
 const char *attach__culprit(const struct attach *a);

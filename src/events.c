@@ -182,9 +182,10 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	tag = k->tag;
 	/* frees are at the record's time: the blocks' lifetimes */
 	heap__set_clock(e->heap, ev->ts_ns);
-	/* a process no longer traced (it exited, or exec'ed a program that is not) */
+	/* a process no longer traced (it exited, or exec'ed a program that is
+	 * not); one that waits for us is let go all the same (handle_pending) */
 	if (!k->live)
-		return 0;
+		return ev->type == EVENT_MAPS_HELD ? hold(e, ev) : 0;
 	switch (ev->type) {
 	case EVENT_EXEC:
 		/* what comes after is the new program's: its heap first */
@@ -196,10 +197,14 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_MAIN_EXIT:
 		e->main_exited = true;
 		return 0;
+	case EVENT_MAPS_HELD:
 	case EVENT_MAPS_CHANGE:
 		/* the maps of the new generation, read while they last */
 		if (e->frames_fn)
 			e->frames_fn(k->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
+		/* the process waits, stopped, for the daemon (handle_pending) */
+		if (ev->type == EVENT_MAPS_HELD)
+			return hold(e, ev);
 		return 0;
 	case EVENT_ALLOC:
 		return handle_alloc(e, k, data, size);

@@ -772,6 +772,8 @@ static void set_loader(struct session *s, struct proc *p)
 	attach__loader(p->attach, &start, &end);
 	state->loader_start = start;
 	state->loader_end = end;
+	/* a dlopen's libraries wait for their tables (see EVENT_MAPS_HELD) */
+	state->r_state_addr = attach__r_state_addr(p->attach);
 	attach__alloc_code(p->attach, code_start, code_end, MAX_ALLOC_CODE);
 	for (i = 0; i < MAX_ALLOC_CODE; i++) {
 		state->alloc_code_start[i] = code_start[i];
@@ -2069,6 +2071,17 @@ static bool take_waiting(struct session *s)
  * --comm's name) is dealt with, and the read goes on. true when the trace
  * ends there (ending says why).
  */
+/* the process of thread tid (both as we see them), or tid */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[1024], *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTgid:")))
+		return tid;
+	return (pid_t)strtol(at + 6, NULL, 10);
+}
+
 static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 {
 	struct events_pending pend;
@@ -2102,6 +2115,14 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 			break;
 		case EVENT_COMM_EXEC:
 			take_new(s, NULL, (pid_t)(uint32_t)pend.addr, 0, false);
+			break;
+		case EVENT_MAPS_HELD:
+			/* tables and probes for what the dlopen mapped, before any of it runs */
+			if (p->live) {
+				refresh_unwinder(s, p, true);
+				refresh_probes(s, p);
+			}
+			holds__release(s->holds, tgid_of(pend.tid));
 			break;
 		}
 		events__resume(s->events);

@@ -1129,6 +1129,18 @@ test_dlopen_same_place() { # two libraries loaded in turn at one place, the same
 		"same place: the report names libswapb.so's frame with its module"
 }
 
+test_dlopen_call_at_once() { # a library that allocates the moment dlopen returns: its stacks whole, its frames named (the process waits at ld.so's hook for the tables)
+	need_target swap || return
+	TL_ENV=(TL_EXPECT="$T_DIR/o.exp" TL_SWAP_AT_ONCE=1)
+	tl_run o -i 0 -t 0 -m live -f "$T_DIR/o.fg" -- "$TB/swap" "$TB/libswapa.so" "$TB/libswapb.so"
+	check_normal_end o '^target exited with status 0$' "dlopen, called at once" || return
+	check_ledger "$T_DIR/o.exp" "$T_DIR/o.fg" live "dlopen, called at once"
+	assert_eq "$(fold_sum "$T_DIR/o.fg" swap_leak_b)" 3000 "called at once: swap_leak_b's 3 x 1000 under it"
+	assert_no_grep "$T_DIR/o.fg" '^swap_leak' "called at once: no stack cut at the library's frame"
+	assert_grep "$T_DIR/o.out" '^==> summary: ' "called at once: the summary"
+	assert_no_grep "$T_DIR/o.out" 'stacks cut short: [1-9]' "called at once: no stack cut short"
+}
+
 test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [anon], its caller still found
 	need_target anon || return
 	TL_ENV=(TL_EXPECT="$T_DIR/a.exp")
