@@ -247,8 +247,9 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* p_vaddr - p_offset of the PT_LOAD that holds file offset off */
-static int code_delta(Elf *elf, uint64_t off, uint64_t *delta)
+/* the executable PT_LOAD that holds x: a virtual address, or (by_offset) a
+ * file offset; 0, or -errno */
+static int code_segment(Elf *elf, uint64_t x, bool by_offset, GElf_Phdr *found)
 {
 	size_t i, n;
 
@@ -256,35 +257,40 @@ static int code_delta(Elf *elf, uint64_t off, uint64_t *delta)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
+		uint64_t start;
 
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		if (off >= (ph.p_offset & ~4095ULL) && off < ph.p_offset + ph.p_filesz) {
-			*delta = ph.p_vaddr - ph.p_offset;
+		/* a mapping's offset is the segment's, rounded down to its page */
+		start = by_offset ? ph.p_offset & ~4095ULL : ph.p_vaddr;
+		if (x >= start && x < (by_offset ? ph.p_offset : ph.p_vaddr) + ph.p_filesz) {
+			*found = ph;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-/* file offset of a virtual address, through the PT_LOAD that holds it */
+/* p_vaddr - p_offset of the code segment that holds file offset off */
+static int code_delta(Elf *elf, uint64_t off, uint64_t *delta)
+{
+	GElf_Phdr ph;
+	int err = code_segment(elf, off, true, &ph);
+
+	if (!err)
+		*delta = ph.p_vaddr - ph.p_offset;
+	return err;
+}
+
+/* file offset of a virtual address, through the code segment that holds it */
 static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 {
-	size_t i, n;
+	GElf_Phdr ph;
+	int err = code_segment(elf, vaddr, false, &ph);
 
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*offset = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!err)
+		*offset = vaddr - ph.p_vaddr + ph.p_offset;
+	return err;
 }
 
 /* symbols that tell a family where no soname does (scan_elf) */
