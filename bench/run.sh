@@ -52,6 +52,10 @@
 # 14. What --follow-forks adds to a fork and to a posix_spawn (bench/forks:
 #    children one after the other, each waited for), traced against
 #    untraced. BENCH_ONLY=14.
+# 15. Naming and writing folded stacks: a generated program of 20,000 leaf
+#    functions under one 30-deep chain of long names, each leaking a block
+#    (bench/manynames.py), -m count -f: MB/s of the writer, names looked up
+#    included. BENCH_ONLY=15.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1232,6 +1236,34 @@ if [ "${BENCH_ONLY:-}" = 14 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 15. writing folded stacks
+
+section_writer() {
+	local n=${BENCH_NAMES:-20000} ms names_ms bytes
+	echo
+	echo "== 15. naming and writing $n distinct stacks, 31 frames of long names each (-m count -f)"
+	if ! python3 bench/manynames.py "$n" 30 "$WORK/manynames.c" ||
+	   ! gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$OUT/manynames" \
+		"$WORK/manynames.c" 2>"$LOGS/manynames.build"; then
+		echo "  could not build the program (see $LOGS/manynames.build)"
+		return
+	fi
+	# the profile first: it looks the names up; the folded stacks after it find them cached
+	"$TRACELLOC" -v -i 0 -t 0 -m count --pprof "$WORK/manynames.pb.gz" -f "$WORK/manynames.fg" \
+		-- "$OUT/manynames" >"$LOGS/manynames.out" 2>"$LOGS/manynames.err"
+	names_ms=$(sed -n 's/^tracelloc: wrote .*\.pb\.gz in \([0-9]*\) ms$/\1/p' "$LOGS/manynames.err")
+	ms=$(sed -n 's/^tracelloc: wrote .*\.fg in \([0-9]*\) ms$/\1/p' "$LOGS/manynames.err")
+	bytes=$(stat -c %s "$WORK/manynames.fg" 2>/dev/null)
+	WRITER_MBS=$(calc "${bytes:-0} / 1048576 / (${ms:-0} / 1000)" %.1f)
+	echo "  the pprof profile, every name looked up: ${names_ms:-?} ms"
+	echo "  the folded stacks after it, names cached: ${bytes:-?} bytes in ${ms:-?} ms, $WRITER_MBS MB/s"
+}
+
+if [ "${BENCH_ONLY:-}" = 15 ]; then
+	section_writer
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1513,6 +1545,7 @@ section_model
 section_procmem
 section_syscalls
 section_forks_cost
+section_writer
 
 # ---------------------------------------------------------------- report
 
