@@ -1042,7 +1042,7 @@ static bool find_function(struct symfile *f, Dwarf *dwarf, Dwarf_Die *cudie, Dwa
 }
 
 /* fn and the scopes inside it that hold pc, outermost first */
-static int scope_path(Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *path, int max)
+static int scope_path(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *path, int max)
 {
 	Dwarf_Die child;
 	int n = 1;
