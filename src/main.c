@@ -373,30 +373,17 @@ static int open_targets(struct session *s)
  * namespace from the initial one down */
 static int pid_namespace(uint64_t *dev, uint64_t *ino, uint32_t *level)
 {
-	char line[256];
 	struct stat st;
-	FILE *f;
+	int pid;
 
 	if (stat("/proc/self/ns/pid", &st))
 		return -errno;
 	*dev = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_dev;
 	*ino = st.st_ino == INIT_PID_NS_INO ? 0 : st.st_ino;
 	*level = 0;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *at = line + strlen("NSpid:");
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (; *at; at++)
-			if (*at != '\t' && *at != ' ' && *at != '\n' && (at[-1] == '\t' || at[-1] == ' '))
-				(*level)++;
-		if (*level)
-			(*level)--;
-	}
-	fclose(f);
+	/* a kernel without NSpid has one level */
+	if (procfs__nspid("self", &pid, level) == -ENOENT)
+		*level = 0;
 	return 0;
 }
 

@@ -1,9 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "procfs.h"
+
+int procfs__nspid(const char *path_pid, int *innermost, unsigned int *depth)
+{
+	char path[64], buf[4096], *at, *end;
+	unsigned int n = 0;
+	long v;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%s/status", path_pid);
+	err = procfs__read(path, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	at = strstr(buf, "\nNSpid:");
+	if (!at)
+		return -ENOENT;
+	for (at += 7;; at = end, n++) {
+		v = strtol(at, &end, 10);
+		if (end == at || *at == '\n')
+			break;
+		*innermost = (int)v;
+	}
+	if (!n)
+		return -ENOENT;
+	*depth = n - 1;
+	return 0;
+}
 
 int procfs__read(const char *path, char *buf, size_t size)
 {

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "procfs.h"
 #include "safeopen.h"
 #include "symbolize.h"
 #include "table.h"
@@ -72,7 +73,7 @@ struct symfile {
 
 /* the concrete functions of one CU, sorted by low address */
 struct fn_range {
-	uint64_t low;
+	uint64_t low;			/* low and high first: range_holding() */
 	uint64_t high;
 	Dwarf_Off die;
 };
@@ -115,7 +116,7 @@ struct symbolizer {
 
 /* one line of a perf map: code the runtime generated, and its name */
 struct perf_sym {
-	uint64_t start;
+	uint64_t start;			/* start and end first: range_holding() */
 	uint64_t end;
 	const char *name;		/* interned */
 	size_t line;			/* later lines win: code made again at one place */
@@ -624,31 +625,12 @@ static struct span *note_span(struct symbolizer *s, const struct maps *maps,
  * named with), or 0 */
 static pid_t own_pid(const struct symbolizer *s)
 {
-	char path[64], line[256];
-	pid_t pid = 0;
-	FILE *f;
+	char pid[16];
+	unsigned int depth;
+	int own;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", s->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *at = line + 6, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		/* the last one is the innermost namespace's */
-		for (;;) {
-			long v = strtol(at, &end, 10);
-
-			if (end == at)
-				break;
-			pid = (pid_t)v;
-			at = end;
-		}
-	}
-	fclose(f);
-	return pid;
+	snprintf(pid, sizeof(pid), "%d", s->pid);
+	return procfs__nspid(pid, &own, &depth) ? 0 : own;
 }
 
 static int by_start(const void *a, const void *b)
@@ -722,24 +704,38 @@ static void read_perf_map(struct symbolizer *s)
 	s->perf_size = st.st_size;
 }
 
-/* the JIT's name of addr, or NULL */
-static const char *perf_name(const struct symbolizer *s, uint64_t addr)
+/*
+ * In an array of n elements of size bytes, sorted by a start address that
+ * each begins with, an end address after it: 1 + the index of the last one
+ * that starts at or below x, if it ends above x; else 0.
+ */
+static size_t range_holding(const void *v, size_t n, size_t size, uint64_t x)
 {
-	size_t lo = 0, hi = s->nperf_syms;
+	const unsigned char *base = v;
+	uint64_t bound[2];
+	size_t lo = 0, hi = n;
 
-	/* the last entry that starts at or below addr (of one start, the
-	 * latest line) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (s->perf_syms[mid].start <= addr)
+		memcpy(bound, base + mid * size, sizeof(bound[0]));
+		if (bound[0] <= x)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo && addr < s->perf_syms[lo - 1].end)
-		return s->perf_syms[lo - 1].name;
-	return NULL;
+	if (!lo)
+		return 0;
+	memcpy(bound, base + (lo - 1) * size, sizeof(bound));
+	return x < bound[1] ? lo : 0;
+}
+
+/* the JIT's name of addr, or NULL (of one start, the latest line) */
+static const char *perf_name(const struct symbolizer *s, uint64_t addr)
+{
+	size_t at = range_holding(s->perf_syms, s->nperf_syms, sizeof(s->perf_syms[0]), addr);
+
+	return at ? s->perf_syms[at - 1].name : NULL;
 }
 
 int symbolizer__refresh(struct symbolizer *s)
@@ -1028,17 +1024,9 @@ static bool find_function(struct symfile *f, Dwarf *dwarf, Dwarf_Die *cudie, Dwa
 			  Dwarf_Die *fn)
 {
 	const struct cu_funcs *cf = f ? cu_functions(f, cudie) : NULL;
-	size_t lo = 0, hi = cf ? cf->n : 0;
+	size_t at = cf ? range_holding(cf->ranges, cf->n, sizeof(cf->ranges[0]), pc) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cf->ranges[mid].low <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && pc < cf->ranges[lo - 1].high && dwarf_offdie(dwarf, cf->ranges[lo - 1].die, fn);
+	return at && dwarf_offdie(dwarf, cf->ranges[at - 1].die, fn);
 }
 
 /* fn and the scopes inside it that hold pc, outermost first */
