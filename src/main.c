@@ -2069,6 +2069,18 @@ static pid_t tgid_of(pid_t tid)
 	return (pid_t)strtol(at + 6, NULL, 10);
 }
 
+/* SIGINT, SIGTERM or SIGHUP waits in the signal fd: a backlog of forks
+ * (hundreds a second, more than the daemon attaches) must not delay the end;
+ * what is left held is let go at teardown (holds__release_all) */
+static bool stop_signalled(void)
+{
+	sigset_t pending;
+
+	return !sigpending(&pending) &&
+	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+		sigismember(&pending, SIGHUP) == 1);
+}
+
 static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 {
 	struct events_pending pend;
@@ -2077,7 +2089,7 @@ static bool handle_pending(struct session *s, char *ending, size_t ending_size)
 	bool done;
 	size_t i;
 
-	while (events__pending(s->events, &pend)) {
+	while (!stop_signalled() && events__pending(s->events, &pend)) {
 		p = &s->procs[pend.slot < MAX_PROCS ? pend.slot : 0];
 		switch (pend.type) {
 		case EVENT_EXEC:
