@@ -21,6 +21,7 @@
 #include "procfs.h"
 #include "safeopen.h"
 #include "symbolize.h"
+#include "symtab.h"
 #include "table.h"
 
 #define REFRESH_EVERY_NS 1000000000ULL
@@ -69,6 +70,9 @@ struct symfile {
 	/* CU offset + 1 -> struct cu_funcs *: its functions by address, made
 	 * at the first lookup in the CU (see find_function) */
 	struct table *cu_funcs;
+	/* its symbols by address (see src/symtab.h), made at the first lookup */
+	struct symtab *symtab;
+	bool symtab_tried;
 };
 
 /* the concrete functions of one CU, sorted by low address */
@@ -344,6 +348,7 @@ static void symfile_put(struct symfile *f)
 			*link = f->next;
 			break;
 		}
+	symtab__destroy(f->symtab);
 	if (f->dwfl) {
 		dwfl_getmodules(f->dwfl, free_module_file, NULL, 0);
 		dwfl_end(f->dwfl);
@@ -1228,7 +1233,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	const struct span *sp = span_of(s, layer, addr);
 	Dwfl_Module *mod = sp ? sp->file->mod : NULL;
 	struct sym_location *loc;
-	const char *symbol = NULL, *module = NULL, *name;
+	const char *symbol = NULL, *module = NULL;
 	const struct sym_module *mapping = NULL;
 	uint64_t offset = 0, size = 0;
 	int n = 0, i;
@@ -1237,16 +1242,18 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 		module = sp->path;
 	if (mod && !file_changed(mod)) {
 		Dwarf_Addr at = file_addr(sp, addr);
-		GElf_Off sym_offset;
-		GElf_Sym sym;
+		struct symtab_hit hit;
 
 		/* reads the build-id, from the file */
 		mapping = module_mapping(s, sp, addr);
-		name = dwfl_module_addrinfo(mod, at, &sym_offset, &sym, NULL, NULL, NULL);
-		if (name && *name) {
-			symbol = intern_demangled(s, name);
-			offset = sym_offset + 1;
-			size = sym.st_size;
+		if (!sp->file->symtab_tried) {
+			sp->file->symtab_tried = true;
+			symtab__new(mod, &sp->file->symtab);
+		}
+		if (sp->file->symtab && !symtab__find(sp->file->symtab, at, &hit) && *hit.name) {
+			symbol = intern_demangled(s, hit.name);
+			offset = at - hit.value + 1;
+			size = hit.size;
 		}
 		n = inline_frames(s, sp->file, mod, at, frames, SYM_MAX_INLINE);
 	}
