@@ -1125,7 +1125,7 @@ static void consume_while_writing(void *ctx)
 		consume(s);
 }
 
-/* for_writer: files and pages, not the report (which walks the heap itself) */
+/* for_writer: files and pages, not the report or the TUI */
 static struct profile *snapshot(struct session *s, bool for_writer)
 {
 	struct profile_opts popts = {
@@ -1135,7 +1135,7 @@ static struct profile *snapshot(struct session *s, bool for_writer)
 		.allocator_frame = for_writer && s->opts.allocator_frame,
 		.threads = s->threads,
 		.growth = s->growth,
-		.idle = for_writer ? consume_while_writing : NULL,
+		.idle = consume_while_writing,
 		.idle_ctx = s,
 	};
 

@@ -360,6 +360,16 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	return (int)kept;
 }
 
+bool profile__kept(struct profile *p, const struct profile_stack *s)
+{
+	const struct shown_frame *frames;
+
+	/* only --include leaves a stack out: without it, no frame need be named */
+	if (!filter__has_focus(p->opts.filter))
+		return true;
+	return profile__show(p, s, &frames) > 0;
+}
+
 int metric__parse(const char *name, enum metric *metric)
 {
 	size_t i;

@@ -43,8 +43,8 @@ struct profile_opts {
 	/*
 	 * Called through profile__idle, at most every idle_every_ns (0: 10 ms),
 	 * while a writer works: the daemon reads its events meanwhile. The
-	 * snapshot does not change, but the heap does: none for a writer that
-	 * walks the heap itself (the report).
+	 * snapshot does not change, but the heap does: a writer that walks the
+	 * heap itself (the report) sets it aside meanwhile.
 	 */
 	void (*idle)(void *ctx);
 	void *idle_ctx;
@@ -108,6 +108,10 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
  */
 int profile__show(struct profile *p, const struct profile_stack *s,
 		  const struct shown_frame **frames);
+
+/* would profile__show() keep the stack (--include)? Without --include, at
+ * once: a report over 100,000 stacks names only the ones it prints */
+bool profile__kept(struct profile *p, const struct profile_stack *s);
 
 /*
  * For a writer's long loops: calls opts.idle when its time has come. Reading

@@ -175,13 +175,6 @@ static int print_stack(FILE *out, struct profile *p, const struct profile_stack 
 }
 
 /* is a stack shown at all (--include)? cached per stack id for one report */
-static bool shown(struct profile *p, const struct profile_stack *s)
-{
-	const struct shown_frame *frames;
-
-	return profile__show(p, s, &frames) > 0;
-}
-
 /* "64-128 us", the lifetimes of a log2 bucket (see struct stack_hist) */
 static void format_life_bucket(unsigned int b, char *buf, size_t size)
 {
@@ -254,9 +247,10 @@ static void print_details(FILE *out, struct profile *p, const struct profile_sta
 	}
 }
 
+/* a copy: events read while the report prints may free the block */
 struct block_pick {
 	uint64_t addr;
-	const struct live_block *block;
+	struct live_block block;
 };
 
 /* per stack, for one report: live totals of the blocks old enough */
@@ -290,11 +284,10 @@ static const char *const sort_names[] = {
 	[SORT_SHORT_LIVED] = ", by short-lived allocations",
 };
 
-static enum report_sort sort_by;
-
-static int by_key_desc(const void *a, const void *b)
+static int by_key_desc(const void *a, const void *b, void *arg)
 {
-	double x = sort_key(a, sort_by), y = sort_key(b, sort_by);
+	const enum report_sort *sort_by = arg;
+	double x = sort_key(a, *sort_by), y = sort_key(b, *sort_by);
 
 	if (x != y)
 		return x < y ? 1 : -1;
@@ -305,7 +298,7 @@ static int by_key_desc(const void *a, const void *b)
 static bool view_shown(struct profile *p, struct stack_view *v)
 {
 	if (v->shown < 0)
-		v->shown = shown(p, v->stack);
+		v->shown = profile__kept(p, v->stack);
 	return v->shown;
 }
 
@@ -384,6 +377,7 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 	struct block_pick *picks = calloc(o->top ? o->top : 1, sizeof(*picks));
 	struct stack_view *views = calloc(p->count + 1, sizeof(*views));
 	struct stack_view **by_id = NULL;
+	void (*idle)(void *ctx);
 	uint64_t total = 0, eligible = 0, addr;
 	const struct live_block *b;
 	size_t pos = 0, npicks = 0, nviews = 0, i;
@@ -416,7 +410,10 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		goto out;
 
 	/* one pass over the live blocks: per-stack totals of the old enough
-	 * ones, and the largest (insertion into a short sorted list) */
+	 * ones, and the largest (insertion into a short sorted list); no
+	 * events are read meanwhile, they would change the heap under it */
+	idle = p->opts.idle;
+	p->opts.idle = NULL;
 	while ((b = heap__next_live(heap, &pos, &addr))) {
 		struct stack_view *v = b->stack_id <= max_id ? by_id[b->stack_id] : NULL;
 		size_t j;
@@ -427,22 +424,23 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		v->live_count++;
 		total += b->size;
 		eligible++;
-		if (!o->top || (npicks == (size_t)o->top && picks[npicks - 1].block->size >= b->size))
+		if (!o->top || (npicks == (size_t)o->top && picks[npicks - 1].block.size >= b->size))
 			continue;
 		j = npicks < (size_t)o->top ? npicks++ : npicks - 1;
-		while (j > 0 && picks[j - 1].block->size < b->size) {
+		while (j > 0 && picks[j - 1].block.size < b->size) {
 			picks[j] = picks[j - 1];
 			j--;
 		}
 		picks[j].addr = addr;
-		picks[j].block = b;
+		picks[j].block = *b;
 	}
+	p->opts.idle = idle;
 
 	report__human_bytes(total, size, sizeof(size));
 	fprintf(out, "%s==> %zu top allocations out of %" PRIu64 " for a total of %s%s\n", BOLD(o),
 		npicks, eligible, size, RESET(o));
 	for (i = 0; i < npicks; i++) {
-		const struct live_block *pb = picks[i].block;
+		const struct live_block *pb = &picks[i].block;
 
 		report__human_bytes(pb->size, size, sizeof(size));
 		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
@@ -466,8 +464,9 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		    (!by_calls || view_shown(p, &views[i])))
 			views[nviews++] = views[i];
 	}
-	sort_by = o->sort;
-	qsort(views, nviews, sizeof(*views), by_key_desc);
+	err = profile__sort(p, views, nviews, sizeof(*views), by_key_desc, (void *)&o->sort);
+	if (err)
+		goto out;
 	report__human_bytes(total, size, sizeof(size));
 	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s\n", BOLD(o),
 		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size,

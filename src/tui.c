@@ -228,10 +228,11 @@ static int by_key(const void *a, const void *b)
 static bool matches(struct tui *t, struct profile *p, const struct profile_stack *s)
 {
 	const struct shown_frame *frames;
-	int n = profile__show(p, s, &frames), i;
+	int n, i;
 
 	if (!t->have_re)
-		return n > 0;
+		return profile__kept(p, s);
+	n = profile__show(p, s, &frames);
 	for (i = 0; i < n; i++)
 		if (frames[i].function && !regexec(&t->re, frames[i].function, 0, NULL, 0))
 			return true;
@@ -310,7 +311,6 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 			continue;
 		rows[n].stack = s;
 		rows[n].key = row_key(s, t->sort);
-		name_of(p, s, rows[n].name, sizeof(rows[n].name));
 		if (s->stack_id > max_id)
 			max_id = s->stack_id;
 		n++;
@@ -348,6 +348,9 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	for (i = t->first, y = 4; i < n && y < 4 + table; i++, y++) {
 		const struct profile_stack *s = rows[i].stack;
 
+		/* only the rows on screen are named: a draw over 100,000 stacks
+		 * must not keep the ring buffers waiting */
+		name_of(p, s, rows[i].name, sizeof(rows[i].name));
 		human(s->totals.live_bytes, v1, sizeof(v1));
 		human((uint64_t)(s->growth.slope > 0 ? s->growth.slope : 0), v2, sizeof(v2));
 		snprintf(v3, sizeof(v3), "%llu", (unsigned long long)s->totals.live_count);
