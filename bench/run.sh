@@ -56,6 +56,10 @@
 #    functions under one 30-deep chain of long names, each leaking a block
 #    (bench/manynames.py), -m count -f: MB/s of the writer, names looked up
 #    included. BENCH_ONLY=15.
+# 16. A big binary with the default report: clang++ -c of a small C++ file
+#    (libLLVM: 45,000 symbols, no frame pointers), -v: records lost and the
+#    longest time the ring buffers went unread, first names of each library
+#    included; the compile's time traced against untraced. BENCH_ONLY=16.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1264,6 +1268,36 @@ if [ "${BENCH_ONLY:-}" = 15 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 16. a big binary, default report
+
+section_big_binary() {
+	local clangxx t0 t1 t2 gap lost
+	echo
+	echo "== 16. clang++ -c of a small file with the default report (libLLVM, no frame pointers)"
+	clangxx=$(command -v clang++) || { echo "  clang++ is missing"; return; }
+	printf '#include <string>\n#include <vector>\nstd::string f(std::vector<int> &v) { std::string s; for (int x : v) s += std::to_string(x); return s; }\n' >"$WORK/tiny.cpp"
+	t0=$(date +%s.%N)
+	"$clangxx" -O2 -c "$WORK/tiny.cpp" -o "$WORK/tiny.o"
+	t1=$(date +%s.%N)
+	"$TRACELLOC" -v -- "$clangxx" -O2 -c "$WORK/tiny.cpp" -o "$WORK/tiny.o" \
+		>"$LOGS/bigbinary.out" 2>"$LOGS/bigbinary.err"
+	t2=$(date +%s.%N)
+	gap=$(sed -n 's/^tracelloc: the ring buffer was read at least every \([0-9.]*\) ms$/\1/p' "$LOGS/bigbinary.err")
+	lost=$(sed -n 's/^    lost events: \([0-9]*\) .*/\1/p' "$LOGS/bigbinary.out")
+	echo "  untraced $(calc "$t1 - $t0" %.2f) s, traced $(calc "$t2 - $t1" %.2f) s ($(calc "($t2 - $t1) / ($t1 - $t0)" %.1f)x)"
+	echo "  records lost: ${lost:-?}; the ring buffers unread at most ${gap:-?} ms"
+	if [ "${lost:-1}" = 0 ] && [ "$(calc "${gap:-1e9} < 50" %d)" = 1 ]; then
+		echo "PASS the report keeps the ring buffers read (under 50 ms), first names included"
+	else
+		echo "FAIL the report keeps the ring buffers read (under 50 ms), first names included"
+	fi
+}
+
+if [ "${BENCH_ONLY:-}" = 16 ]; then
+	section_big_binary
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1546,6 +1580,7 @@ section_procmem
 section_syscalls
 section_forks_cost
 section_writer
+section_big_binary
 
 # ---------------------------------------------------------------- report
 

@@ -182,6 +182,13 @@ const struct sym_location *processes__locate(const struct processes *ps, uint64_
 	return p && p->sym ? symbolizer__locate(p->sym, frame & ~PROC_MASK) : &unknown;
 }
 
+bool processes__ready(const struct processes *ps, uint64_t frame)
+{
+	struct process_name *p = get(ps, PROC_OF(frame));
+
+	return !p || !p->sym || symbolizer__ready(p->sym, frame & ~PROC_MASK);
+}
+
 bool processes__in_module(const struct processes *ps, uint64_t frame)
 {
 	struct process_name *p = get(ps, PROC_OF(frame));

@@ -61,5 +61,7 @@ uint32_t processes__frame_process(uint64_t frame);
 /* a frame of any process, by its process's symbolizer */
 const struct sym_location *processes__locate(const struct processes *ps, uint64_t frame);
 bool processes__in_module(const struct processes *ps, uint64_t frame);
+/* symbolizer__ready() of the frame's process */
+bool processes__ready(const struct processes *ps, uint64_t frame);
 
 #endif

@@ -199,6 +199,19 @@ const struct sym_location *profile__locate(const struct profile *p, uint64_t fra
 	return p->opts.symbolizer ? symbolizer__locate(p->opts.symbolizer, frame) : &unknown;
 }
 
+/* can every frame be named at once? */
+static bool frames_ready(const struct profile *p, const uint64_t *raw, uint32_t nraw)
+{
+	uint32_t i;
+
+	for (i = 0; i < nraw; i++) {
+		if (p->opts.processes ? !processes__ready(p->opts.processes, raw[i]) :
+		    p->opts.symbolizer && !symbolizer__ready(p->opts.symbolizer, raw[i]))
+			return false;
+	}
+	return true;
+}
+
 void profile__idle(struct profile *p)
 {
 	uint64_t every;
@@ -294,6 +307,14 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 	/* before the frames are fetched: reading events may move them */
 	profile__idle(p);
 	raw = profile__frames(p, s, &nraw);
+	/* a file still loading on the symbolizer's thread: events are read
+	 * while it loads (a writer that reads none waits in the lookup) */
+	while (p->opts.idle && !frames_ready(p, raw, nraw)) {
+		symbolizer__await(IDLE_EVERY_NS / 1000000);
+		p->opts.idle(p->opts.idle_ctx);
+		p->idle_ns = clock__now_ns();
+		raw = profile__frames(p, s, &nraw);
+	}
 	thread = profile__thread(p, s);
 	process = profile__process(p, s);
 

@@ -5,6 +5,8 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libiberty/demangle.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -70,10 +72,23 @@ struct symfile {
 	/* CU offset + 1 -> struct cu_funcs *: its functions by address, made
 	 * at the first lookup in the CU (see find_function) */
 	struct table *cu_funcs;
-	/* its symbols by address (see src/symtab.h), made at the first lookup */
+	struct module_file *mfile;	/* the module's userdata */
+	/* its symbols by address (see src/symtab.h) */
 	struct symtab *symtab;
-	bool symtab_tried;
+	/* FILE_*: until FILE_READY, the module is the warming thread's alone */
+	int state;
+	struct symfile *queued;		/* the next file to warm */
 };
+
+/*
+ * The first name asked of a file loads its symbol table (45 ms for
+ * libLLVM's or node's, sorted), its debug file and the index of its units:
+ * done on the thread that reads the ring buffers, a report kept them unread
+ * for 130 ms. A thread warms each file as soon as a process maps it; the
+ * writers wait for it while they read events (profile__show). Each file has
+ * a Dwfl of its own, so the two threads never share one.
+ */
+enum { FILE_QUEUED, FILE_READY };
 
 /* the concrete functions of one CU, sorted by low address */
 struct fn_range {
@@ -296,6 +311,99 @@ static const Dwfl_Callbacks callbacks = {
 };
 static struct symfile *symfiles;	/* every file open, in any process */
 
+static pthread_mutex_t warm_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t warm_cond = PTHREAD_COND_INITIALIZER;	/* queued, or warmed */
+static struct symfile *warm_head, *warm_tail;
+static bool warm_thread;
+
+static bool file_ready(const struct symfile *f)
+{
+	return __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) == FILE_READY;
+}
+
+/* what the first lookups in the file would load */
+static void warm(struct symfile *f)
+{
+	Dwarf_Addr low = 0, bias;
+	const unsigned char *id;
+	GElf_Addr id_addr;
+
+	symtab__new(f->mod, &f->symtab);
+	dwfl_module_build_id(f->mod, &id, &id_addr);
+	dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
+	/* the debug file, and libdwfl's table of units by address */
+	dwfl_module_addrdie(f->mod, low, &bias);
+}
+
+static void *warm_files(void *arg)
+{
+	struct symfile *f;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&warm_lock);
+		while (!warm_head)
+			pthread_cond_wait(&warm_cond, &warm_lock);
+		f = warm_head;
+		warm_head = f->queued;
+		if (!warm_head)
+			warm_tail = NULL;
+		pthread_mutex_unlock(&warm_lock);
+		warm(f);
+		pthread_mutex_lock(&warm_lock);
+		__atomic_store_n(&f->state, FILE_READY, __ATOMIC_RELEASE);
+		pthread_cond_broadcast(&warm_cond);
+		pthread_mutex_unlock(&warm_lock);
+	}
+	return NULL;
+}
+
+/* f is warmed on the thread, or here and now if there is none */
+static void queue_warm(struct symfile *f)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	sigset_t all, old;
+
+	pthread_mutex_lock(&warm_lock);
+	if (!warm_thread) {
+		/* signals are the main thread's (its signal fd) */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		warm_thread = !pthread_create(&thread, &attr, warm_files, NULL);
+		pthread_attr_destroy(&attr);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (warm_thread) {
+		f->state = FILE_QUEUED;
+		f->queued = NULL;
+		if (warm_tail)
+			warm_tail->queued = f;
+		else
+			warm_head = f;
+		warm_tail = f;
+		pthread_cond_signal(&warm_cond);
+	}
+	pthread_mutex_unlock(&warm_lock);
+	if (!warm_thread) {
+		warm(f);
+		f->state = FILE_READY;
+	}
+}
+
+/* until f is warm (the thread has it, or has it queued) */
+static void wait_warm(struct symfile *f)
+{
+	if (file_ready(f))
+		return;
+	pthread_mutex_lock(&warm_lock);
+	while (!file_ready(f))
+		pthread_cond_wait(&warm_cond, &warm_lock);
+	pthread_mutex_unlock(&warm_lock);
+}
+
 struct symbolizer *symbolizer__new(pid_t pid)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -343,6 +451,8 @@ static void symfile_put(struct symfile *f)
 
 	if (!f || --f->refs > 0)
 		return;
+	if (f->mod)
+		wait_warm(f);
 	for (link = &symfiles; *link; link = &(*link)->next)
 		if (*link == f) {
 			*link = f->next;
@@ -435,7 +545,8 @@ static const struct mapping *first_mapping(const struct maps *maps, const struct
 
 /* reports the ELF file open as fd, mapped from base; takes fd. root_fd:
  * where its debug files are looked for, -1 for nowhere but the host's */
-static Dwfl_Module *report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint64_t base)
+static Dwfl_Module *report_file(Dwfl *dwfl, const char *name, int root_fd, int fd, uint64_t base,
+				struct module_file **mfile)
 {
 	struct module_file *file = calloc(1, sizeof(*file));
 	Dwfl_Module *mod = NULL;
@@ -458,6 +569,7 @@ static Dwfl_Module *report_file(Dwfl *dwfl, const char *name, int root_fd, int f
 		goto fail;
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	*userdata = file;
+	*mfile = file;
 	return mod;
 fail:
 	if (file && file->fd >= 0)
@@ -489,22 +601,22 @@ static struct symfile *symfile_new(const char *name, int root_fd, int fd, uint64
 	f->ino = ino;
 	f->base = base;
 	dwfl_report_begin(f->dwfl);
-	f->mod = report_file(f->dwfl, name, root_fd, fd, base);
+	f->mod = report_file(f->dwfl, name, root_fd, fd, base, &f->mfile);
 	dwfl_report_end(f->dwfl, NULL, NULL);
+	f->state = FILE_READY;
+	if (f->mod)
+		queue_warm(f);
 	f->next = symfiles;
 	symfiles = f;
 	return f;
 }
 
 /* has the module's file been truncated or written since it was reported? */
-static bool file_changed(Dwfl_Module *mod)
+static bool file_changed(const struct symfile *f)
 {
-	struct module_file *file;
-	void **userdata;
+	struct module_file *file = f->mfile;
 	struct stat st;
 
-	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	file = *userdata;
 	if (!file || file->changed)
 		return true;
 	if (fstat(file->fd, &st) || st.st_size != file->size ||
@@ -522,7 +634,7 @@ static struct symfile *open_file(struct symbolizer *s, const struct span *sp,
 	int fd;
 
 	for (f = symfiles; f; f = f->next)
-		if (f->dev == sp->dev && f->ino == sp->ino && (!f->mod || !file_changed(f->mod))) {
+		if (f->dev == sp->dev && f->ino == sp->ino && (!f->mod || !file_changed(f))) {
 			f->refs++;
 			return f;
 		}
@@ -1238,18 +1350,16 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	uint64_t offset = 0, size = 0;
 	int n = 0, i;
 
-	if (mod)
+	if (mod) {
 		module = sp->path;
-	if (mod && !file_changed(mod)) {
+		wait_warm(sp->file);
+	}
+	if (mod && !file_changed(sp->file)) {
 		Dwarf_Addr at = file_addr(sp, addr);
 		struct symtab_hit hit;
 
 		/* reads the build-id, from the file */
 		mapping = module_mapping(s, sp, addr);
-		if (!sp->file->symtab_tried) {
-			sp->file->symtab_tried = true;
-			symtab__new(mod, &sp->file->symtab);
-		}
 		if (sp->file->symtab && !symtab__find(sp->file->symtab, at, &hit) && *hit.name) {
 			symbol = intern_demangled(s, hit.name);
 			offset = at - hit.value + 1;
@@ -1319,6 +1429,30 @@ size_t symbolizer__open_files(void)
 	for (f = symfiles; f; f = f->next)
 		n++;
 	return n;
+}
+
+bool symbolizer__ready(struct symbolizer *s, uint64_t ret_addr)
+{
+	const struct span *sp;
+
+	if (table__lookup(s->locations, ret_addr))
+		return true;
+	sp = find_span(s, SYM_LAYER(ret_addr), SYM_ADDR(ret_addr) - 1);
+	return !sp || file_ready(sp->file);
+}
+
+void symbolizer__await(unsigned int ms)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)ms * 1000000;
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&warm_lock);
+	if (warm_head || warm_thread)
+		pthread_cond_timedwait(&warm_cond, &warm_lock, &until);
+	pthread_mutex_unlock(&warm_lock);
 }
 
 bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)

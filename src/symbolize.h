@@ -99,6 +99,11 @@ const uint64_t *symbolizer__map_frames(struct symbolizer *s, uint16_t gen,
 const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret_addr);
 /* is ret_addr inside a module of the process? */
 bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr);
+/* can ret_addr be located at once? false while the thread that loads each
+ * new file's symbols and debug information has the file of ret_addr */
+bool symbolizer__ready(struct symbolizer *s, uint64_t ret_addr);
+/* waits until the thread has loaded a file, at most ms */
+void symbolizer__await(unsigned int ms);
 
 /* the files open for naming frames, whatever the number of symbolizers:
  * each is held once, for every process that maps it */

@@ -420,6 +420,25 @@ syscall_links() {
 	bpftool link show 2>/dev/null | grep -Ec "tp 'sys_(enter|exit)'"
 }
 
+test_big_library_report() { # clang++ (libLLVM, 45,000 symbols, no frame pointers) with the default report: nothing lost, libLLVM's frames named as its symbol table says
+	local llvm clangxx frame fn
+	clangxx=$(command -v clang++) || { fail "clang++ is missing (make deps)"; return; }
+	llvm=$(ldd "$(readlink -f "$clangxx")" | sed -n 's/.*=> \(.*libLLVM[^ ]*\) .*/\1/p' | head -n 1)
+	[ -n "$llvm" ] || { fail "clang++ links no libLLVM"; return; }
+	printf '#include <string>\n#include <vector>\nstd::string f(std::vector<int> &v) { std::string s; for (int x : v) s += std::to_string(x); return s; }\n' >"$T_DIR/tiny.cpp"
+	tl_run big -- "$clangxx" -O2 -c "$T_DIR/tiny.cpp" -o "$T_DIR/tiny.o"
+	assert_eq "$TL_RC" 0 "tracelloc -- clang++: exit status"
+	assert_grep "$T_DIR/big.out" '^\[ +[0-9.]+s\] live' "a periodic report was printed while it ran"
+	assert_grep "$T_DIR/big.out" '^    lost events: 0 ' "no record lost"
+	frame=$(grep -m 1 -E '^ +0x[0-9a-f]+ llvm::[^ ]*.*\+0x[0-9a-f]+ \(libLLVM' "$T_DIR/big.out")
+	assert_match "${frame:-none}" 'libLLVM' "a frame in libLLVM, named"
+	# the name is one of libLLVM's symbols (demangled as nm does)
+	fn=$(sed -E 's/^ +0x[0-9a-f]+ (.*)\+0x[0-9a-f]+ \(libLLVM.*/\1/' <<<"$frame")
+	if [ -n "$frame" ] && ! nm -DC --defined-only "$llvm" | grep -qF " $fn"; then
+		fail "libLLVM frame named '$fn': no such symbol in $llvm"
+	fi
+}
+
 test_mmap_where_made() { # a dynamic program's mappings are seen at its libc's mmap: no system-call tracepoint for the host to pay; a static one's at the tracepoints, said at start
 	need_target sleeper || return
 	need_target sleeper_static || return
