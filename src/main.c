@@ -34,20 +34,20 @@
 #include "attach.h"
 #include "events.h"
 #include "filter.h"
-#include "folded.h"
+#include "forks.h"
 #include "growth.h"
 #include "heap.h"
 #include "holds.h"
 #include "http.h"
+#include "loop.h"
 #include "metrics.h"
 #include "options.h"
-#include "outfile.h"
+#include "outputs.h"
 #include "pprof.h"
 #include "processes.h"
 #include "procfs.h"
 #include "profile.h"
 #include "report.h"
-#include "svg.h"
 #include "symbolize.h"
 #include "target.h"
 #include "text.h"
@@ -63,19 +63,7 @@
 
 #define POLL_EVERY_MS 20
 
-/* one record of a fork, kept until its other half comes (see fork_half) */
-struct fork_half {
-	bool used;
-	bool parent_seen;	/* else the child's record came first */
-	bool complete;		/* both came: the child waits for a free slot */
-	uint16_t slot;		/* the parent's (NO_SLOT: a program of --comm's name) */
-	uint32_t child_own;	/* the child's pid in its own namespace: the pair's key */
-	pid_t child;		/* as tracelloc sees it (the child's record) */
-	uint32_t flags;
-	uint32_t idx;		/* the child's number, its copy of the heap made */
-	uint64_t since_ns;
-};
-
+/* forks whose halves wait for each other, or for a slot, at once */
 #define MAX_FORK_HALVES 64
 
 /* one traced process, in the BPF slot of the same index */
@@ -114,12 +102,17 @@ struct session {
 	struct timeline *timeline;	/* --timeline, else NULL */
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	uint64_t untraced;		/* processes that came when every slot was taken */
-	struct fork_half forks[MAX_FORK_HALVES];
+	struct forks *forks;		/* halves of forks, children waiting for a slot */
 	bool ended;			/* the first process's ending was read */
 	char first_ending[256];
 	struct filter *filter;
 	struct http *http;
-	int epfd;			/* trace()'s, while it runs; else -1 */
+	struct outputs *outputs;	/* once tracing starts */
+	struct loop *loop;		/* trace()'s, while it runs */
+	int tick_fd, end_fd, snap_fd;	/* its timers, or -1 */
+	char *ending;			/* trace()'s: why it ended */
+	size_t ending_size;
+	struct heap_stats live_line_from; /* the heap at the last live line */
 	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
 	int signal_fd;
 	double start_s;
@@ -943,6 +936,7 @@ static void end_proc(struct session *s, struct proc *p, const char *how)
 	p->exec_unsettled = false;
 	/* the first keeps its target: its ending and the command's SIGTERM */
 	if (p != s->first) {
+		unwatch_proc(s, p);
 		target__destroy(p->target);
 		p->target = NULL;
 	}
@@ -1155,61 +1149,6 @@ static void target_name(const struct session *s, char *buf, size_t size)
 			 cmd ? ", " : "", cmd ? cmd : "");
 }
 
-static int write_folded(FILE *out, void *ctx)
-{
-	struct session *s = ctx;
-	struct profile *p = snapshot(s, true);
-	int err;
-
-	if (!p)
-		return -ENOMEM;
-	err = folded__write(out, p, s->opts.flamegraph_metric);
-	profile__destroy(p);
-	return err;
-}
-
-static int write_svg(FILE *out, void *ctx)
-{
-	struct session *s = ctx;
-	struct profile *p = snapshot(s, true);
-	char title[256], target[192];
-	int err;
-
-	if (!p)
-		return -ENOMEM;
-	target_name(s, target, sizeof(target));
-	snprintf(title, sizeof(title), "Heap of %s", target);
-	err = svg__write(out, p, s->opts.flamegraph_metric, title);
-	profile__destroy(p);
-	return err;
-}
-
-static int write_pprof_view(FILE *out, struct session *s, enum pprof_view view)
-{
-	struct pprof_opts po = { .view = view, .period = s->opts.sample_bytes };
-	struct profile *p = snapshot(s, true);
-	struct timespec wall;
-	char comment[256], target[192];
-	int err;
-
-	if (!p)
-		return -ENOMEM;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	po.time_ns = wall.tv_sec * 1000000000LL + wall.tv_nsec;
-	po.duration_ns = (int64_t)((clock__now_ns() / 1e9 - s->start_s) * 1e9);
-	target_name(s, target, sizeof(target));
-	snprintf(comment, sizeof(comment), "tracelloc: %s", target);
-	po.comment = comment;
-	err = pprof__write(out, p, &po);
-	profile__destroy(p);
-	return err;
-}
-
-static int write_pprof(FILE *out, void *ctx)
-{
-	return write_pprof_view(out, ctx, PPROF_INUSE);
-}
-
 /* the resident memory of the traced processes, from /proc/PID/status */
 static uint64_t traced_rss(struct session *s)
 {
@@ -1241,22 +1180,6 @@ static void sample_timeline(struct session *s)
 		fail(-ENOMEM, "cannot keep the timeline");
 }
 
-static int write_timeline(FILE *out, void *ctx)
-{
-	struct session *s = ctx;
-	struct profile *p = snapshot(s, true);
-	char title[256], target[192];
-	int err;
-
-	if (!p)
-		return -ENOMEM;
-	target_name(s, target, sizeof(target));
-	snprintf(title, sizeof(title), "Live heap of %s over time", target);
-	err = timeline__write(out, s->timeline, p, title);
-	profile__destroy(p);
-	return err;
-}
-
 static int write_metrics(FILE *out, struct session *s)
 {
 	struct metrics m = {
@@ -1284,10 +1207,10 @@ static int write_page(enum http_page page, FILE *out, void *ctx)
 	events__writing(s->events, true);
 	switch (page) {
 	case HTTP_PAGE_HEAP:
-		err = write_pprof_view(out, s, PPROF_INUSE);
+		err = outputs__pprof(s->outputs, out, PPROF_INUSE);
 		break;
 	case HTTP_PAGE_ALLOCS:
-		err = write_pprof_view(out, s, PPROF_ALLOCS);
+		err = outputs__pprof(s->outputs, out, PPROF_ALLOCS);
 		break;
 	case HTTP_PAGE_METRICS:
 		err = write_metrics(out, s);
@@ -1297,158 +1220,6 @@ static int write_page(enum http_page page, FILE *out, void *ctx)
 	}
 	events__writing(s->events, false);
 	return err;
-}
-
-struct output {
-	const char *flag;
-	const char *path;
-	int (*write_fn)(FILE *out, void *ctx);
-};
-
-#define MAX_OUTPUTS 4
-
-/* the output files asked for, in the order they are written */
-static size_t list_outputs(const struct session *s, struct output outs[MAX_OUTPUTS])
-{
-	size_t n = 0;
-
-	if (s->opts.svg_path)
-		outs[n++] = (struct output){ "--svg", s->opts.svg_path, write_svg };
-	if (s->opts.pprof_path)
-		outs[n++] = (struct output){ "--pprof", s->opts.pprof_path, write_pprof };
-	if (s->opts.flamegraph_path)
-		outs[n++] = (struct output){ "--flamegraph", s->opts.flamegraph_path, write_folded };
-	if (s->opts.timeline_path)
-		outs[n++] = (struct output){ "--timeline", s->opts.timeline_path, write_timeline };
-	return n;
-}
-
-/* one line for an output that cannot be written (t as far as it was resolved) */
-static int output_failed(const char *path, const struct outfile_target *t, int err)
-{
-	if (t->kind == OUTFILE_BLOCK_DEVICE)
-		return fail(0, "will not write %s: it is a block device", path);
-	if (t->kind == OUTFILE_FOREIGN_LINK)
-		return fail(0, "will not follow %s: a symlink in a sticky world-writable directory, "
-			    "owned by neither the directory's owner nor you", t->path);
-	if (err == -ENXIO && S_ISFIFO(t->type))
-		return fail(0, "cannot write %s: no reader", path);
-	return fail(err, "cannot write %s", path);
-}
-
-static int write_output(struct session *s, const struct output *o)
-{
-	uint64_t start = clock__now_ns();
-	struct outfile_target t;
-	int err;
-
-	/* resolved again: what the path names may have changed while tracing */
-	err = outfile__resolve(o->path, &t);
-	if (!err)
-		err = outfile__write(&t, o->write_fn, s);
-	/* standard output's reader has gone (`| head`): it wants no more, and no complaint */
-	if (err == -EPIPE && t.kind == OUTFILE_STDOUT)
-		return 0;
-	if (err)
-		return output_failed(o->path, &t, err);
-	if (s->opts.verbose)
-		fprintf(stderr, "tracelloc: wrote %s in %.0f ms\n", o->path, (clock__now_ns() - start) / 1e6);
-	return 0;
-}
-
-/* every output is attempted, whatever became of the ones before */
-static int write_outputs(struct session *s)
-{
-	struct output outs[MAX_OUTPUTS];
-	size_t i, n = list_outputs(s, outs);
-	int failed = 0;
-
-	events__writing(s->events, true);
-	for (i = 0; i < n; i++)
-		if (write_output(s, &outs[i]))
-			failed = 1;
-	events__writing(s->events, false);
-	return failed;
-}
-
-/*
- * --snapshot-every: the profile now, as DIR/heap-YYYYMMDD-HHMMSS.mmm.pb.gz
- * and .fg, each written whole (a temporary file renamed), so that two of
- * them diff (go tool pprof -diff_base). The oldest beyond --snapshot-keep go.
- */
-#define SNAPSHOT_PREFIX "heap-"
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void prune_snapshots(struct session *s)
-{
-	char **names = NULL, **grown, path[PATH_MAX];
-	size_t n = 0, i, len;
-	struct dirent *d;
-	DIR *dir;
-
-	if (!s->opts.snapshot_keep || !(dir = opendir(s->opts.snapshot_dir)))
-		return;
-	while ((d = readdir(dir))) {
-		len = strlen(d->d_name);
-		if (strncmp(d->d_name, SNAPSHOT_PREFIX, strlen(SNAPSHOT_PREFIX)) || len < 7 ||
-		    strcmp(d->d_name + len - 6, ".pb.gz"))
-			continue;
-		grown = realloc(names, (n + 1) * sizeof(*names));
-		if (!grown || !(grown[n] = strdup(d->d_name))) {
-			names = grown ? grown : names;
-			break;
-		}
-		names = grown;
-		n++;
-	}
-	closedir(dir);
-	if (names)
-		qsort(names, n, sizeof(*names), by_name);
-	for (i = 0; i + s->opts.snapshot_keep < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", s->opts.snapshot_dir, names[i]);
-		unlink(path);
-		/* its folded stacks: heap-...pb.gz -> heap-....fg */
-		len = strlen(path);
-		if (len > 6) {
-			snprintf(path + len - 6, sizeof(path) - (len - 6), ".fg");
-			unlink(path);
-		}
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static void write_snapshot(struct session *s)
-{
-	char base[PATH_MAX - 16], stamp[32];
-	struct output outs[2] = {
-		{ "--snapshot-every", NULL, write_pprof },
-		{ "--snapshot-every", NULL, write_folded },
-	};
-	char paths[2][PATH_MAX];
-	struct timespec now;
-	struct tm tm;
-	size_t i;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	localtime_r(&now.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(base, sizeof(base), "%s/" SNAPSHOT_PREFIX "%s.%03ld", s->opts.snapshot_dir, stamp,
-		 now.tv_nsec / 1000000);
-	snprintf(paths[0], sizeof(paths[0]), "%s.pb.gz", base);
-	snprintf(paths[1], sizeof(paths[1]), "%s.fg", base);
-	events__writing(s->events, true);
-	for (i = 0; i < 2; i++) {
-		outs[i].path = paths[i];
-		write_output(s, &outs[i]);
-	}
-	events__writing(s->events, false);
-	prune_snapshots(s);
 }
 
 static void print_report(struct session *s)
@@ -1474,25 +1245,6 @@ static void print_report(struct session *s)
 	if (err)
 		fail(err, "cannot print the report");
 	profile__destroy(p);
-}
-
-static int add_fd(int epfd, int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
-}
-
-/*
- * A pipe whose reader has gone reports EPOLLERR (a socket or terminal
- * EPOLLHUP) whatever events were asked for. Regular files and /dev/null
- * cannot be polled (EPERM), and never close under us.
- */
-static void watch_closing(int epfd, int fd)
-{
-	struct epoll_event ev = { .events = 0, .data.fd = fd };
-
-	epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
 static void stream_closed(int fd, char *ending, size_t ending_size)
@@ -1798,21 +1550,12 @@ static void drop_child_copy(struct session *s, uint32_t idx)
 static bool wait_for_slot(struct session *s, struct proc *parent, pid_t pid, uint32_t idx,
 			  bool shares_vm)
 {
-	struct fork_half *h;
-	size_t i;
+	struct fork_child c = {
+		.slot = parent ? slot_of(s, parent) : NO_SLOT, .child = pid, .idx = idx,
+		.flags = shares_vm ? FORK_SHARES_VM : 0,
+	};
 
-	for (i = 0; i < MAX_FORK_HALVES; i++) {
-		h = &s->forks[i];
-		if (h->used)
-			continue;
-		*h = (struct fork_half){
-			.used = true, .complete = true, .child = pid, .idx = idx,
-			.slot = parent ? slot_of(s, parent) : NO_SLOT,
-			.flags = shares_vm ? FORK_SHARES_VM : 0, .since_ns = clock__now_ns(),
-		};
-		return true;
-	}
-	return false;
+	return forks__wait_slot(s->forks, &c, clock__now_ns());
 }
 
 /*
@@ -1926,83 +1669,67 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
  */
 static void fork_half(struct session *s, struct proc *parent, const struct events_pending *pend)
 {
-	struct fork_half *h, *free_half = NULL;
+	struct fork_record r = {
+		.parent = pend->type == EVENT_FORK_PARENT, .slot = pend->slot,
+		.child_own = pend->child_own, .child = pend->child, .flags = pend->flags,
+	};
+	struct fork_child c;
 	const char *comm;
-	size_t i;
 	int idx;
 
-	for (i = 0; i < MAX_FORK_HALVES; i++) {
-		h = &s->forks[i];
-		if (!h->used) {
-			free_half = free_half ? free_half : h;
-			continue;
-		}
-		if (h->complete || h->slot != pend->slot || h->child_own != pend->child_own ||
-		    h->parent_seen == (pend->type == EVENT_FORK_PARENT))
-			continue;
+	switch (forks__half(s->forks, &r, clock__now_ns(), &c)) {
+	case FORK_PAIRED:
 		/* the other half: the child goes on, with its number */
-		if (pend->type == EVENT_FORK)
-			h->child = pend->child;
-		h->used = false;
-		take_new(s, parent, h->child, h->idx, h->flags & FORK_SHARES_VM);
+		take_new(s, parent, c.child, c.idx, c.flags & FORK_SHARES_VM);
 		return;
-	}
-	h = free_half;
-	if (!h) {
+	case FORK_NO_ROOM:
 		/* more forks at once than halves: the child goes on untraced */
-		if (pend->type == EVENT_FORK)
-			let_go(s, pend->child);
+		if (!r.parent)
+			let_go(s, r.child);
 		return;
+	case FORK_KEPT:
+		break;
 	}
-	*h = (struct fork_half){
-		.used = true, .slot = pend->slot, .child_own = pend->child_own,
-		.child = pend->child, .flags = pend->flags, .since_ns = clock__now_ns(),
-		.parent_seen = pend->type == EVENT_FORK_PARENT,
-	};
-	if (!h->parent_seen)
+	if (!r.parent)
 		return;
 	/* the child's number now, and what the parent held, at the same addresses */
 	comm = processes__comm(s->processes, parent->idx);
 	idx = processes__add(s->processes, 0, comm, NULL);
-	if (idx < 0) {
-		h->idx = 0;
+	if (idx < 0)
 		return;
-	}
-	h->idx = idx;
-	if (!(h->flags & FORK_SHARES_VM)) {
-		struct retag_ctx r = { .to = idx };
+	forks__set_idx(s->forks, &r, idx);
+	if (!(r.flags & FORK_SHARES_VM)) {
+		struct retag_ctx rc = { .to = idx };
 
 		if (heap__copy_tag(s->heap, PROC_TAG(parent->idx), PROC_TAG(idx), PROC_MASK,
-				   retag_frames, &r))
+				   retag_frames, &rc))
 			fprintf(stderr, "tracelloc: pid %d forked: out of memory for its child's copy "
 				"of the heap\n", proc_pid(parent));
 	}
 }
 
 /* a child whose parent's record never came (lost) is not left stopped */
-#define FORK_HALF_WAIT_NS 2000000000ULL
-
 static void expire_fork_halves(struct session *s)
 {
-	uint64_t now = clock__now_ns();
-	struct fork_half *h;
-	size_t i;
+	enum fork_expiry why;
+	struct fork_child c;
 
-	for (i = 0; i < MAX_FORK_HALVES; i++) {
-		h = &s->forks[i];
-		if (!h->used || now - h->since_ns < FORK_HALF_WAIT_NS)
-			continue;
-		h->used = false;
-		if (h->complete) {
+	while (forks__expire(s->forks, clock__now_ns(), &c, &why)) {
+		switch (why) {
+		case FORK_NO_SLOT:
 			/* no slot came free in time */
-			let_go(s, h->child);
-			drop_child_copy(s, h->idx);
-		} else if (!h->parent_seen) {
-			take_new(s, &s->procs[h->slot], h->child, 0, h->flags & FORK_SHARES_VM);
-		} else {
+			let_go(s, c.child);
+			drop_child_copy(s, c.idx);
+			break;
+		case FORK_NO_PARENT:
+			take_new(s, c.slot < MAX_PROCS ? &s->procs[c.slot] : NULL, c.child, 0,
+				 c.flags & FORK_SHARES_VM);
+			break;
+		case FORK_NO_CHILD:
 			/* the child never came (counted by the BPF side: no room to
 			 * hold it, or its record lost) */
-			drop_child_copy(s, h->idx);
+			drop_child_copy(s, c.idx);
+			break;
 		}
 	}
 }
@@ -2037,17 +1764,12 @@ static bool reap_exited(struct session *s, char *ending, size_t ending_size)
  * when one did */
 static bool take_waiting(struct session *s)
 {
-	struct fork_half *h;
+	struct fork_child c;
 	bool took = false;
-	size_t i;
 
-	for (i = 0; i < MAX_FORK_HALVES; i++) {
-		h = &s->forks[i];
-		if (!h->used || !h->complete || !free_slot(s))
-			continue;
-		h->used = false;
-		take_new(s, h->slot < MAX_PROCS ? &s->procs[h->slot] : NULL, h->child, h->idx,
-			 h->flags & FORK_SHARES_VM);
+	while (free_slot(s) && forks__take_waiting(s->forks, &c)) {
+		take_new(s, c.slot < MAX_PROCS ? &s->procs[c.slot] : NULL, c.child, c.idx,
+			 c.flags & FORK_SHARES_VM);
 		took = true;
 	}
 	return took;
@@ -2220,7 +1942,7 @@ static bool tui_keys(struct session *s, char *ending, size_t ending_size)
 		return true;
 	case TUI_WRITE:
 		consume(s);
-		write_outputs(s);
+		outputs__write(s->outputs);
 		draw_tui(s, true);
 		return false;
 	case TUI_REDRAW:
@@ -2232,202 +1954,241 @@ static bool tui_keys(struct session *s, char *ending, size_t ending_size)
 	return false;
 }
 
-/* epoll data: a process's pidfd is its slot under this tag; others the fd */
-#define PIDFD_TAG (UINT64_C(1) << 32)
+static int on_pending(void *ctx, int fd);
 
+/* the loop watches a process's pidfd: its exit */
 static int watch_proc(struct session *s, struct proc *p)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = PIDFD_TAG | slot_of(s, p) };
-
-	if (s->epfd < 0)
+	if (!s->loop)
 		return 0;
-	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, target__pidfd(p->target), &ev) ? -errno : 0;
+	return loop__add(s->loop, target__pidfd(p->target), EPOLLIN, on_pending, s);
 }
 
 static void unwatch_proc(struct session *s, struct proc *p)
 {
-	if (p->target)
-		epoll_ctl(s->epfd, EPOLL_CTL_DEL, target__pidfd(p->target), NULL);
+	if (p->target && s->loop)
+		loop__remove(s->loop, target__pidfd(p->target));
+}
+
+/* what came: the records in the rings first, then forks, execs and exits */
+static int on_events(void *ctx, int fd)
+{
+	struct session *s = ctx;
+	int err = consume(s);
+
+	if (err)
+		return err;
+	return handle_pending(s, s->ending, s->ending_size) ? LOOP_END : LOOP_ON;
+}
+
+/* a process exited: an exec or a fork may wait in the rings before the
+ * exit; handled first, then the exit (reap_exited) */
+static int on_pending(void *ctx, int fd)
+{
+	struct session *s = ctx;
+
+	return handle_pending(s, s->ending, s->ending_size) ? LOOP_END : LOOP_ON;
+}
+
+static int on_keys(void *ctx, int fd)
+{
+	struct session *s = ctx;
+
+	return tui_keys(s, s->ending, s->ending_size) ? LOOP_END : LOOP_ON;
+}
+
+static int on_signal(void *ctx, int fd)
+{
+	struct session *s = ctx;
+	struct signalfd_siginfo si;
+
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return LOOP_ON;
+	if (si.ssi_signo == SIGUSR1) {
+		consume(s);
+		outputs__write(s->outputs);
+		return LOOP_ON;
+	}
+	snprintf(s->ending, s->ending_size, "interrupted");
+	return LOOP_END;
+}
+
+static int on_duration(void *ctx, int fd)
+{
+	struct session *s = ctx;
+
+	snprintf(s->ending, s->ending_size, "duration elapsed");
+	return LOOP_END;
+}
+
+static int on_snapshot(void *ctx, int fd)
+{
+	struct session *s = ctx;
+	uint64_t expirations;
+
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return LOOP_ON;
+	consume(s);
+	outputs__snapshot(s->outputs);
+	return LOOP_ON;
+}
+
+/* `tracelloc ... | head`: the end when head has read enough */
+static int on_stream_closed(void *ctx, int fd)
+{
+	struct session *s = ctx;
+
+	stream_closed(fd, s->ending, s->ending_size);
+	return LOOP_END;
+}
+
+static int on_http(void *ctx, int fd)
+{
+	return LOOP_ON;	/* served after every wait (trace) */
+}
+
+/* each process's maps read again, the growth and the timeline sampled */
+static bool refresh_all(struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		struct proc *p = &s->procs[i];
+
+		if (!p->live)
+			continue;
+		if (p->exec_unsettled && !settle_exec(s, p, s->ending, s->ending_size))
+			return true;
+		if (p->live) {
+			refresh_symbolizer(s, p);
+			refresh_unwinder(s, p, true);
+		}
+	}
+	if (s->growth && growth__sample(s->growth, heap__stacks(s->heap), clock__now_ns()))
+		fail(-ENOMEM, "cannot keep the growth of the stacks");
+	sample_timeline(s);
+	update_rate(s);
+	return false;
+}
+
+/* the interval: the live line and the report, or the live view */
+static int on_tick(void *ctx, int fd)
+{
+	struct session *s = ctx;
+	uint64_t expirations;
+	struct loss loss;
+
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return LOOP_ON;
+	consume(s);
+	if (handle_pending(s, s->ending, s->ending_size) || refresh_all(s))
+		return LOOP_END;
+	if (s->tui) {
+		draw_tui(s, false);
+		return LOOP_ON;
+	}
+	if (s->opts.interval_s <= 0)
+		return LOOP_ON;
+	read_loss(s, &loss);
+	report__live_line(s->report_out, (clock__now_ns() / 1e9) - s->start_s,
+			  heap__stats(s->heap), &s->live_line_from, s->opts.interval_s * expirations,
+			  &loss);
+	s->live_line_from = *heap__stats(s->heap);
+	print_report(s);
+	return report_reader_gone(s, s->ending, s->ending_size) ? LOOP_END : LOOP_ON;
+}
+
+/* the sources of the loop: a timer is closed by stop_loop */
+static int start_loop(struct session *s)
+{
+	/* the tick also re-reads the target's maps, so it runs even without a live line */
+	double tick_s = s->opts.interval_s > 0 ? s->opts.interval_s : 1;
+	int err = loop__new(&s->loop);
+	size_t i;
+
+	if (!err)
+		err = (s->tick_fd = new_timer(tick_s, tick_s)) < 0 ? s->tick_fd : 0;
+	if (!err && s->opts.duration_s > 0)
+		err = (s->end_fd = new_timer(s->opts.duration_s, 0)) < 0 ? s->end_fd : 0;
+	if (!err && s->opts.snapshot_dir)
+		err = (s->snap_fd = new_timer(s->opts.snapshot_every_s,
+					      s->opts.snapshot_every_s)) < 0 ? s->snap_fd : 0;
+	if (!err)
+		err = loop__add(s->loop, events__fd(s->events), EPOLLIN, on_events, s);
+	for (i = 0; i < MAX_PROCS && !err; i++)
+		if (s->procs[i].live)
+			err = watch_proc(s, &s->procs[i]);
+	if (!err)
+		err = loop__add(s->loop, s->signal_fd, EPOLLIN, on_signal, s);
+	if (!err)
+		err = loop__add(s->loop, s->tick_fd, EPOLLIN, on_tick, s);
+	if (!err && s->end_fd >= 0)
+		err = loop__add(s->loop, s->end_fd, EPOLLIN, on_duration, s);
+	if (!err && s->snap_fd >= 0)
+		err = loop__add(s->loop, s->snap_fd, EPOLLIN, on_snapshot, s);
+	if (!err && s->http)
+		err = loop__add(s->loop, http__fd(s->http), EPOLLIN, on_http, s);
+	if (!err && s->tui)
+		err = loop__add(s->loop, tui__fd(s->tui), EPOLLIN, on_keys, s);
+	if (err)
+		return err;
+	/*
+	 * A pipe whose reader has gone reports EPOLLERR (a socket or terminal
+	 * EPOLLHUP) whatever events were asked for. Regular files and /dev/null
+	 * cannot be polled (EPERM), and never close under us.
+	 */
+	loop__add(s->loop, STDOUT_FILENO, 0, on_stream_closed, s);
+	loop__add(s->loop, STDERR_FILENO, 0, on_stream_closed, s);
+	return 0;
+}
+
+static void stop_loop(struct session *s)
+{
+	loop__destroy(s->loop);
+	s->loop = NULL;
+	if (s->tick_fd >= 0)
+		close(s->tick_fd);
+	if (s->end_fd >= 0)
+		close(s->end_fd);
+	if (s->snap_fd >= 0)
+		close(s->snap_fd);
+	s->tick_fd = s->end_fd = s->snap_fd = -1;
 }
 
 /* consumes events until the processes exit, a signal arrives or time is up */
 static int trace(struct session *s, char *ending, size_t ending_size)
 {
-	/* the tick also re-reads the target's maps, so it runs even without a live line */
-	double tick_s = s->opts.interval_s > 0 ? s->opts.interval_s : 1;
-	int tick_fd = -1, end_fd = -1, snap_fd = -1, err;
-	struct heap_stats prev = {};
-	bool done = false;
-	size_t i;
+	int ret = 0;
 
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0)
-		return fail(-errno, "epoll");
-	tick_fd = new_timer(tick_s, tick_s);
-	if (s->opts.duration_s > 0)
-		end_fd = new_timer(s->opts.duration_s, 0);
-	if (s->opts.snapshot_dir)
-		snap_fd = new_timer(s->opts.snapshot_every_s, s->opts.snapshot_every_s);
-	err = tick_fd < 0 ? tick_fd : end_fd < -1 ? end_fd : snap_fd < -1 ? snap_fd : 0;
-	if (!err)
-		err = add_fd(s->epfd, events__fd(s->events));
-	for (i = 0; i < MAX_PROCS && !err; i++)
-		if (s->procs[i].live)
-			err = watch_proc(s, &s->procs[i]);
-	if (!err)
-		err = add_fd(s->epfd, s->signal_fd);
-	if (!err)
-		err = add_fd(s->epfd, tick_fd);
-	if (!err && end_fd >= 0)
-		err = add_fd(s->epfd, end_fd);
-	if (!err && snap_fd >= 0)
-		err = add_fd(s->epfd, snap_fd);
-	if (!err && s->http)
-		err = add_fd(s->epfd, http__fd(s->http));
-	if (!err && s->tui)
-		err = add_fd(s->epfd, tui__fd(s->tui));
-	if (err) {
-		fail(err, "cannot wait for events");
-		goto out;
+	s->ending = ending;
+	s->ending_size = ending_size;
+	ret = start_loop(s);
+	if (ret) {
+		fail(ret, "cannot wait for events");
+		stop_loop(s);
+		return 1;
 	}
 	draw_tui(s, false);
-	/* `tracelloc ... | head`: the end when head has read enough */
-	watch_closing(s->epfd, STDOUT_FILENO);
-	watch_closing(s->epfd, STDERR_FILENO);
-
 	s->rate_from_ns = clock__now_ns();
 	s->tracing = true;
-	while (!done) {
+	while (ret == LOOP_ON) {
 		int wait_ms = s->http ? http__timeout_ms(s->http, POLL_EVERY_MS) : POLL_EVERY_MS;
-		struct epoll_event evs[8];
-		int n, j;
 
 		/* records are sent without a wakeup until a batch gathers: look anyway */
-		n = epoll_wait(s->epfd, evs, 8, wait_ms);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = fail(-errno, "epoll_wait");
-			goto out;
-		}
-		if (n == 0) {
-			err = consume(s);
-			if (err) {
-				fail(err, "cannot process events");
-				goto out;
-			}
-			done = handle_pending(s, ending, ending_size);
-		}
-		for (j = 0; j < n && !done; j++) {
-			uint64_t data = evs[j].data.u64;
-			int fd = evs[j].data.fd;
-
-			if (data & PIDFD_TAG) {
-				/* an exec or a fork may wait in the rings before the
-				 * exit: handled first, then the exit (reap_exited) */
-				done = handle_pending(s, ending, ending_size);
-			} else if (fd == events__fd(s->events)) {
-				err = consume(s);
-				if (err) {
-					fail(err, "cannot process events");
-					goto out;
-				}
-				done = handle_pending(s, ending, ending_size);
-			} else if (s->tui && fd == tui__fd(s->tui)) {
-				done = tui_keys(s, ending, ending_size);
-			} else if (fd == s->signal_fd) {
-				struct signalfd_siginfo si;
-
-				if (read(s->signal_fd, &si, sizeof(si)) != sizeof(si))
-					continue;
-				if (si.ssi_signo == SIGUSR1) {
-					consume(s);
-					write_outputs(s);
-					continue;
-				}
-				snprintf(ending, ending_size, "interrupted");
-				done = true;
-			} else if (fd == end_fd) {
-				snprintf(ending, ending_size, "duration elapsed");
-				done = true;
-			} else if (fd == snap_fd) {
-				uint64_t expirations;
-
-				if (read(snap_fd, &expirations, sizeof(expirations)) < 0)
-					continue;
-				consume(s);
-				write_snapshot(s);
-			} else if (fd == STDOUT_FILENO || fd == STDERR_FILENO) {
-				stream_closed(fd, ending, ending_size);
-				done = true;
-			} else if (fd == tick_fd) {
-				uint64_t expirations;
-				struct loss loss;
-
-				if (read(tick_fd, &expirations, sizeof(expirations)) < 0)
-					continue;
-				consume(s);
-				if (handle_pending(s, ending, ending_size)) {
-					done = true;
-					continue;
-				}
-				for (i = 0; i < MAX_PROCS && !done; i++) {
-					struct proc *p = &s->procs[i];
-
-					if (!p->live)
-						continue;
-					if (p->exec_unsettled && !settle_exec(s, p, ending, ending_size)) {
-						done = true;
-						continue;
-					}
-					if (p->live) {
-						refresh_symbolizer(s, p);
-						refresh_unwinder(s, p, true);
-					}
-				}
-				if (done)
-					continue;
-				if (s->growth && growth__sample(s->growth, heap__stacks(s->heap),
-								clock__now_ns()))
-					fail(-ENOMEM, "cannot keep the growth of the stacks");
-				sample_timeline(s);
-				update_rate(s);
-				if (s->tui) {
-					draw_tui(s, false);
-					continue;
-				}
-				if (s->opts.interval_s <= 0)
-					continue;
-				read_loss(s, &loss);
-				report__live_line(s->report_out, (clock__now_ns() / 1e9) - s->start_s,
-						  heap__stats(s->heap), &prev,
-						  s->opts.interval_s * expirations, &loss);
-				prev = *heap__stats(s->heap);
-				print_report(s);
-				if (report_reader_gone(s, ending, ending_size))
-					done = true;
-			}
-		}
+		ret = loop__run_once(s->loop, wait_ms, on_events, s);
 		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
 		 * a request is answered here, between two reads of the ring buffer */
 		if (s->http)
 			http__run(s->http);
 	}
 	/* what the processes sent before they ended is still in the rings: all of it */
-	err = after_read(s, events__flush(s->events));
-	if (err)
-		fail(err, "cannot process events");
-out:
+	if (ret == LOOP_END)
+		ret = after_read(s, events__flush(s->events));
+	if (ret)
+		fail(ret, "cannot process events");
 	s->tracing = false;
-	if (tick_fd >= 0)
-		close(tick_fd);
-	if (end_fd >= 0)
-		close(end_fd);
-	if (snap_fd >= 0)
-		close(snap_fd);
-	close(s->epfd);
-	s->epfd = -1;
-	return err ? 1 : 0;
+	stop_loop(s);
+	return ret ? 1 : 0;
 }
 
 static void print_summary(struct session *s, const char *ending)
@@ -2462,8 +2223,10 @@ static void session_destroy(struct session *s)
 	/* first: nothing is stopped any more, and what is held goes on (closing
 	 * the probes' links below can take seconds) */
 	holds__release_all(s->holds);
+	forks__destroy(s->forks);
 	tui__destroy(s->tui);
 	http__destroy(s->http);
+	outputs__destroy(s->outputs);
 	filter__destroy(s->filter);
 	options__free(&s->opts);
 	threads__destroy(s->threads);
@@ -2489,48 +2252,51 @@ static void session_destroy(struct session *s)
 }
 
 /* --snapshot-every: a directory we can write into, now */
-static int check_snapshot_dir(struct session *s)
+/* what the output files are made of */
+static struct profile *writer_snapshot(void *ctx)
 {
-	const char *dir = s->opts.snapshot_dir;
-	struct stat st;
+	return snapshot(ctx, true);
+}
 
-	if (!dir)
-		return 0;
-	if (stat(dir, &st))
-		return fail(-errno, "cannot write snapshots into %s", dir);
-	if (!S_ISDIR(st.st_mode))
-		return fail(0, "cannot write snapshots into %s: not a directory", dir);
-	if (access(dir, W_OK | X_OK))
-		return fail(-errno, "cannot write snapshots into %s", dir);
-	return 0;
+static void writer_target_name(void *ctx, char *buf, size_t size)
+{
+	target_name(ctx, buf, size);
+}
+
+static void outputs_opts(const struct session *s, struct outputs_opts *oo)
+{
+	*oo = (struct outputs_opts){
+		.svg_path = s->opts.svg_path,
+		.pprof_path = s->opts.pprof_path,
+		.flamegraph_path = s->opts.flamegraph_path,
+		.timeline_path = s->opts.timeline_path,
+		.flamegraph_metric = s->opts.flamegraph_metric,
+		.sample_bytes = s->opts.sample_bytes,
+		.snapshot_dir = s->opts.snapshot_dir,
+		.snapshot_keep = s->opts.snapshot_keep,
+		.verbose = s->opts.verbose > 0,
+		.start_s = s->start_s,
+		.timeline = s->timeline,
+		.events = s->events,
+		.snapshot = writer_snapshot,
+		.target_name = writer_target_name,
+		.ctx = (void *)s,
+	};
 }
 
 /* output files: fail before tracing, not after */
 static int check_outputs(struct session *s)
 {
-	struct output outs[MAX_OUTPUTS];
-	size_t i, n = list_outputs(s, outs);
-	const struct output *to_stdout = NULL;
-	struct outfile_target t;
+	struct outputs_opts oo;
+	bool to_stdout;
 	int err;
 
-	for (i = 0; i < n; i++) {
-		err = outfile__resolve(outs[i].path, &t);
-		if (!err)
-			err = outfile__check(&t);
-		if (err)
-			return output_failed(outs[i].path, &t, err);
-		if (t.kind != OUTFILE_STDOUT)
-			continue;
-		if (to_stdout)
-			return fail(0, "%s %s and %s %s both go to standard output: only one output can",
-				    to_stdout->flag, to_stdout->path, outs[i].flag, outs[i].path);
-		to_stdout = &outs[i];
-	}
+	outputs_opts(s, &oo);
+	err = outputs__check(&oo, &to_stdout);
 	/* nothing of the reports may mix into an output there */
-	if (to_stdout)
+	if (!err && to_stdout)
 		s->report_out = stderr;
-	return check_snapshot_dir(s);
+	return err;
 }
 
 /* the endpoint listens before tracing: a port in use stops tracelloc at once */
@@ -2618,7 +2384,7 @@ static int finish(struct session *s, const char *ending)
 	if (s->opts.command && s->first && target__terminate(s->first->target) > 0)
 		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n",
 			proc_pid(s->first));
-	return write_outputs(s);
+	return outputs__write(s->outputs);
 }
 
 /* each traced process holds tens of descriptors (a link per probe, its
@@ -2646,7 +2412,9 @@ static void hold_std_fds(void)
 
 int main(int argc, char **argv)
 {
-	struct session s = { .signal_fd = -1, .epfd = -1, .report_out = stdout };
+	struct session s = { .signal_fd = -1, .tick_fd = -1, .end_fd = -1, .snap_fd = -1,
+			     .report_out = stdout };
+	struct outputs_opts oo;
 	char ending[512] = "stopped";
 	int err;
 
@@ -2664,6 +2432,8 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 
 	err = check_system();
+	if (!err && !(s.forks = forks__new(MAX_FORK_HALVES)))
+		err = fail(-ENOMEM, "cannot start tracing");
 	/* before anything is attached: the live view needs a terminal */
 	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		err = fail(0, "--tui needs a terminal: standard input and output are not one");
@@ -2703,6 +2473,11 @@ int main(int argc, char **argv)
 		goto cleanup;
 
 	s.start_s = clock__now_ns() / 1e9;
+	outputs_opts(&s, &oo);
+	if (!(s.outputs = outputs__new(&oo))) {
+		err = fail(-ENOMEM, "cannot start tracing");
+		goto cleanup;
+	}
 	announce(&s);
 	if (s.opts.tui && (err = tui__new(&s.tui))) {
 		fail(err == -ENOTTY ? 0 : err, "cannot start the live view");

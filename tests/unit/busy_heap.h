@@ -10,7 +10,9 @@
 #ifndef TRACELLOC_UNIT_BUSY_HEAP_H
 #define TRACELLOC_UNIT_BUSY_HEAP_H
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "heap.h"
 #include "profile.h"
