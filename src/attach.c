@@ -11,6 +11,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "attach.h"
@@ -549,14 +550,105 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 	return false;
 }
 
+/*
+ * What a file offers, as examine_object needs it: read once per file for
+ * the daemon's life. A forking server's children map the same files as
+ * their parent: reading each one's symbol tables again for every child took
+ * most of what a PostgreSQL connection cost.
+ */
+struct file_facts {
+	struct file_facts *next;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t map_offset;		/* of the mapping (ld.so's code delta) */
+	bool at_symbol;			/* --probe-at-symbol: no entry shifts */
+	int err;			/* scan_elf's */
+	struct elf_scan scan;
+	int delta_err;
+	uint64_t code_delta;
+	bool has_offset[NUM_DEFS];
+	uint64_t offset[NUM_DEFS];	/* of each def's vaddr in the file */
+	uint64_t shift[NUM_DEFS];
+};
+
+#define MAX_FILE_FACTS 1024
+
+static struct file_facts *file_facts;
+static size_t nfile_facts;
+
+static struct file_facts *read_facts(const struct attach *a, int fd, const struct stat *st,
+				     uint64_t map_offset)
+{
+	struct file_facts *f = calloc(1, sizeof(*f));
+	size_t j;
+	Elf *elf;
+
+	if (!f)
+		return NULL;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->size = st->st_size;
+	f->mtime = st->st_mtim;
+	f->map_offset = map_offset;
+	f->at_symbol = a->opts.probe_at_symbol;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		free(f);
+		return NULL;	/* not ELF: nothing we can probe */
+	}
+	f->err = scan_elf(elf, &f->scan);
+	if (!f->err && f->scan.r_debug)
+		f->delta_err = code_delta(elf, map_offset, &f->code_delta);
+	for (j = 0; !f->err && j < NUM_DEFS; j++) {
+		if (!f->scan.vaddr[j] || vaddr_to_offset(elf, f->scan.vaddr[j], &f->offset[j]))
+			continue;
+		f->has_offset[j] = true;
+		f->shift[j] = entry_shift(a, fd, &probe_defs[j], f->offset[j]);
+	}
+	elf_end(elf);
+	return f;
+}
+
+/* the facts of the file open as fd, mapped at map_offset; NULL when it is
+ * no ELF file (or out of memory). Owned by the cache */
+static const struct file_facts *facts_of(const struct attach *a, int fd, uint64_t map_offset,
+					 struct file_facts **uncached)
+{
+	struct file_facts *f;
+	struct stat st;
+
+	*uncached = NULL;
+	if (fstat(fd, &st))
+		return NULL;
+	for (f = file_facts; f; f = f->next)
+		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
+		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec &&
+		    f->map_offset == map_offset && f->at_symbol == a->opts.probe_at_symbol)
+			return f;
+	f = read_facts(a, fd, &st, map_offset);
+	if (!f)
+		return NULL;
+	if (nfile_facts == MAX_FILE_FACTS) {
+		*uncached = f;	/* the caller frees it */
+		return f;
+	}
+	f->next = file_facts;
+	file_facts = f;
+	nfile_facts++;
+	return f;
+}
+
 /* records the sites one mapped object offers; *foreign set when it is an
  * allocator we do not trace */
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
 {
-	struct elf_scan scan;
+	struct file_facts *uncached;
+	const struct file_facts *f;
+	const struct elf_scan *scan;
 	bool any = false;
 	size_t j;
-	Elf *elf;
 	int fd, err;
 
 	fd = maps__open(a->pid, m);
@@ -564,34 +656,36 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		return 0;	/* remapped meanwhile: not the object the maps named */
 	if (fd < 0)
 		return fd == -ENOENT ? -ESRCH : fd;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
+	f = facts_of(a, fd, m->offset, &uncached);
+	if (!f) {
 		close(fd);
 		return 0;	/* not ELF: nothing we can probe */
 	}
-	err = scan_elf(elf, &scan);
+	scan = &f->scan;
+	err = f->err;
 	if (err)
 		goto out;
-	if (scan.defines_malloc && strncmp(scan.soname, "ld-linux", 8) && scan.family == LIB__COUNT) {
+	if (scan->defines_malloc && strncmp(scan->soname, "ld-linux", 8) &&
+	    scan->family == LIB__COUNT) {
 		*foreign = true;
 		goto out;
 	}
-	if (stripped_static(&scan))
+	if (stripped_static(scan))
 		a->stripped = true;
-	if (scan.marks & MARK_GO)
+	if (scan->marks & MARK_GO)
 		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
-	if (scan.r_debug && !strncmp(scan.soname, "ld-linux", 8) &&
-	    !code_delta(elf, m->offset, &a->ld_code_delta)) {
+	if (scan->r_debug && !strncmp(scan->soname, "ld-linux", 8) && !f->delta_err) {
+		a->ld_code_delta = f->code_delta;
 		a->ld_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
-		a->r_debug_vaddr = scan.r_debug;
+		a->r_debug_vaddr = scan->r_debug;
 	}
 	for (j = 0; j < NUM_DEFS; j++) {
 		uint64_t offset, shift;
 
-		if (!scan.vaddr[j] || !is_library(&scan, probe_defs[j].lib) ||
-		    (maps_call(&probe_defs[j]) && a->opts.no_mmap) ||
-		    vaddr_to_offset(elf, scan.vaddr[j], &offset))
+		if (!f->has_offset[j] || !is_library(scan, probe_defs[j].lib) ||
+		    (maps_call(&probe_defs[j]) && a->opts.no_mmap))
 			continue;
+		offset = f->offset[j];
 		/* a second glibc, from another file: one allocator is what we trace */
 		if (a->nsites == NUM_DEFS) {
 			*foreign = true;
@@ -601,10 +695,10 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 			err = add_object(a, m->path, fd);
 			if (err)
 				goto out;
-			a->objects[a->nobjects - 1].library = scan.soname[0] != '\0';
+			a->objects[a->nobjects - 1].library = scan->soname[0] != '\0';
 			any = true;
 		}
-		shift = entry_shift(a, fd, &probe_defs[j], offset);
+		shift = f->shift[j];
 		/* aliases (aligned_alloc = memalign) share one probe */
 		if (site_at(a, a->nobjects - 1, offset + shift))
 			continue;
@@ -618,7 +712,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
 	}
 out:
-	elf_end(elf);
+	free(uncached);
 	close(fd);
 	return err;
 }
