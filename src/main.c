@@ -48,6 +48,7 @@
 #include "procfs.h"
 #include "profile.h"
 #include "report.h"
+#include "say.h"
 #include "symbolize.h"
 #include "target.h"
 #include "text.h"
@@ -129,20 +130,6 @@ struct session {
 	double alloc_bytes_per_s;
 };
 
-static int fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tracelloc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(-err));
-	fputc('\n', stderr);
-	return 1;
-}
-
 static int verbosity;
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -175,13 +162,13 @@ static bool has_caps(void)
 static int check_system(void)
 {
 	if (!has_caps())
-		return fail(0, "needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and CAP_SYS_ADMIN)");
+		return say(0, "needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE and CAP_SYS_ADMIN)");
 	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK))
-		return fail(0, "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
+		return say(0, "this kernel has no uprobe support (CONFIG_UPROBE_EVENTS)");
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) <= 0)
-		return fail(0, "this kernel has no BPF ring buffer (needs Linux 5.8 or later)");
+		return say(0, "this kernel has no BPF ring buffer (needs Linux 5.8 or later)");
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) <= 0)
-		return fail(0, "this kernel has no BPF task storage (needs Linux 5.11 or later)");
+		return say(0, "this kernel has no BPF task storage (needs Linux 5.11 or later)");
 	return 0;
 }
 
@@ -254,16 +241,16 @@ static int open_pid(struct session *s, pid_t pid)
 	int err;
 
 	if (!p)
-		return fail(0, "too many processes: at most %d are traced at once", MAX_PROCS);
+		return say(0, "too many processes: at most %d are traced at once", MAX_PROCS);
 	err = target__open(pid, &p->target);
 	if (err == -ESRCH)
-		return fail(0, "no process with pid %d", pid);
+		return say(0, "no process with pid %d", pid);
 	if (err == -EPERM)
-		return fail(0, "pid %d is a kernel thread: it has no heap to trace", pid);
+		return say(0, "pid %d is a kernel thread: it has no heap to trace", pid);
 	if (err == -EINVAL)
-		return fail(0, "tracelloc cannot trace itself");
+		return say(0, "tracelloc cannot trace itself");
 	if (err)
-		return fail(err, "cannot open pid %d", pid);
+		return say(err, "cannot open pid %d", pid);
 	/* -p 12,12 or a thread id of a process given already */
 	for (size_t i = 0; i < (size_t)(p - s->procs); i++)
 		if (target__pid(s->procs[i].target) == target__pid(p->target)) {
@@ -288,7 +275,7 @@ static int open_comm(struct session *s)
 
 	dir = opendir("/proc");
 	if (!dir)
-		return fail(-errno, "cannot read /proc");
+		return say(-errno, "cannot read /proc");
 	while ((d = readdir(dir))) {
 		pid = (pid_t)atoi(d->d_name);
 		if (pid <= 0 || pid == getpid())
@@ -343,15 +330,15 @@ static int open_targets(struct session *s)
 		if (s->opts.user) {
 			err = target__find_user(s->opts.user, &user);
 			if (err == -ENOENT)
-				return fail(0, "--user %s: no such user", s->opts.user);
+				return say(0, "--user %s: no such user", s->opts.user);
 			if (err)
-				return fail(err, "--user %s", s->opts.user);
+				return say(err, "--user %s", s->opts.user);
 		}
 		err = target__launch_as(s->opts.command, s->opts.user ? &user : NULL, &p->target);
 		if (err == -ECHILD)
-			return fail(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
+			return say(0, "'%s' exited before its libraries were loaded", s->opts.command[0]);
 		if (err)
-			return fail(err, "cannot run '%s'", s->opts.command[0]);
+			return say(err, "cannot run '%s'", s->opts.command[0]);
 		p->live = true;
 	}
 	s->first = s->procs[0].live ? &s->procs[0] : NULL;
@@ -419,16 +406,16 @@ static int build_unwind_tables(struct session *s)
 		p = NULL;
 	err = unwinder__new(p ? proc_pid(p) : 0, &s->unwinder);
 	if (p && (err == -ESRCH || (err && proc_gone(p))))
-		return fail(0, "pid %d exited while attaching", proc_pid(p));
+		return say(0, "pid %d exited while attaching", proc_pid(p));
 	if (err)
-		return fail(err, "cannot read the unwind tables of pid %d", p ? proc_pid(p) : 0);
+		return say(err, "cannot read the unwind tables of pid %d", p ? proc_pid(p) : 0);
 	unwinder__set_slots(s->unwinder, s->several ? MAX_PROCS : 1);
 	err = bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwinder__capacity(s->unwinder));
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.unwind_mods,
 					       unwinder__mods_entries(s->unwinder));
 	if (err)
-		return fail(err, "cannot size the unwind tables");
+		return say(err, "cannot size the unwind tables");
 	if (s->opts.verbose) {
 		unwinder__stats(s->unwinder, &st);
 		fprintf(stderr, "tracelloc: unwind tables of %zu files: %zu rows, %.0f bytes per MB of "
@@ -474,10 +461,10 @@ static int open_bpf(struct session *s)
 
 	s->skel = tracelloc_bpf__open();
 	if (!s->skel)
-		return fail(-errno, "cannot open the BPF programs");
+		return say(-errno, "cannot open the BPF programs");
 	err = pid_namespace(&ns_dev, &ns_ino, &ns_level);
 	if (err)
-		return fail(err, "cannot read /proc/self/ns/pid");
+		return say(err, "cannot read /proc/self/ns/pid");
 	s->skel->rodata->pidns_dev = ns_dev;
 	s->skel->rodata->pidns_ino = ns_ino;
 	s->skel->rodata->pidns_level = ns_level;
@@ -488,7 +475,7 @@ static int open_bpf(struct session *s)
 	/* a new child is held by the bpf_send_signal_task kfunc (Linux 6.13) */
 	bpf_program__set_autoload(s->skel->progs.on_fork, s->skel->rodata->follow_forks);
 	if (s->skel->rodata->follow_forks && !kernel_has_func("bpf_send_signal_task"))
-		return fail(0, "%s needs Linux 6.13 or later (the bpf_send_signal_task kfunc)",
+		return say(0, "%s needs Linux 6.13 or later (the bpf_send_signal_task kfunc)",
 			    s->opts.comm ? "--comm" : "--follow-forks");
 	if (s->opts.comm) {
 		s->skel->rodata->by_comm = true;
@@ -497,7 +484,7 @@ static int open_bpf(struct session *s)
 	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus <= 0)
-		return fail(ncpus ? ncpus : -EINVAL, "cannot count the CPUs");
+		return say(ncpus ? ncpus : -EINVAL, "cannot count the CPUs");
 	ring_bytes = events__ring_bytes(s->opts.ringbuf_bytes, ncpus);
 	s->skel->rodata->wakeup_bytes = ring_bytes / 8;
 	s->skel->rodata->sample_bytes = s->opts.sample_bytes;
@@ -513,40 +500,40 @@ static int open_bpf(struct session *s)
 		/* no sampling: the table of sampled blocks is not used */
 		err = bpf_map__set_max_entries(s->skel->maps.sampled, 1);
 		if (err)
-			return fail(err, "cannot size the sampling table");
+			return say(err, "cannot size the sampling table");
 	}
 	/* the rings and what reads them exist before the first probe fires */
 	s->heap = new_heap(s);
 	if (!s->heap)
-		return fail(-ENOMEM, "cannot start");
+		return say(-ENOMEM, "cannot start");
 	if ((s->opts.sort == SORT_GROWTH || s->opts.tui) &&
 	    !(s->growth = growth__new(s->opts.growth_window)))
-		return fail(-ENOMEM, "cannot start");
+		return say(-ENOMEM, "cannot start");
 	if (s->opts.timeline_path && !(s->timeline = timeline__new()))
-		return fail(-ENOMEM, "cannot start");
+		return say(-ENOMEM, "cannot start");
 	s->events = events__new(ncpus, ring_bytes, s->heap);
 	if (!s->events)
-		return fail(-errno, "cannot create the BPF ring buffers");
+		return say(-errno, "cannot create the BPF ring buffers");
 	events__follow_exec(s->events, !s->opts.no_follow_exec);
 	events__set_frames_fn(s->events, map_frames);
 	s->skel->rodata->per_thread = s->opts.per_thread;
 	if (s->opts.per_thread) {
 		s->threads = threads__new();
 		if (!s->threads)
-			return fail(-ENOMEM, "cannot start");
+			return say(-ENOMEM, "cannot start");
 		events__set_threads(s->events, s->threads);
 	}
 	if (s->several) {
 		s->processes = processes__new();
 		if (!s->processes)
-			return fail(-ENOMEM, "cannot start");
+			return say(-ENOMEM, "cannot start");
 	}
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
-		return fail(err, "cannot set up the ring buffers");
+		return say(err, "cannot set up the ring buffers");
 	err = bpf_map__reuse_fd(s->skel->maps.held, holds__map_fd(s->holds));
 	if (err)
-		return fail(err, "cannot set up the table of held processes");
+		return say(err, "cannot set up the table of held processes");
 	return 0;
 }
 
@@ -578,16 +565,16 @@ static int find_allocator(struct session *s, struct proc *p)
 
 	p->attach = attach__new(s->skel, pid, &aopts);
 	if (!p->attach)
-		return fail(-ENOMEM, "cannot attach");
+		return say(-ENOMEM, "cannot attach");
 	err = attach__find(p->attach);
 	if (err && found_by_name(s, p))
 		return err;	/* not told: let go */
 	/* a process that has just exited maps nothing: say that, not "no allocator" */
 	if (err == -ESRCH || (err && proc_gone(p)))
-		return fail(0, "pid %d exited while attaching", pid);
+		return say(0, "pid %d exited while attaching", pid);
 	if (err) {
 		allocator_verdict(p->attach, pid, err, why, sizeof(why));
-		return fail(0, "%s", why);
+		return say(0, "%s", why);
 	}
 	return 0;
 }
@@ -693,10 +680,10 @@ static int load_bpf(struct session *s)
 		err = tracelloc_bpf__load(s->skel);
 	cool_heap();
 	if (err)
-		return fail(err, "cannot load the BPF programs (run with -v for details)");
+		return say(err, "cannot load the BPF programs (run with -v for details)");
 	err = events__publish(s->events);
 	if (err)
-		return fail(err, "cannot hand the ring buffers to the BPF programs");
+		return say(err, "cannot hand the ring buffers to the BPF programs");
 	if (s->unwinder) {
 		struct unwinder_maps maps = {
 			.rows_fd = bpf_map__fd(s->skel->maps.unwind_rows),
@@ -706,9 +693,9 @@ static int load_bpf(struct session *s)
 
 		err = unwinder__publish(s->unwinder, &maps);
 		if (s->first && (err == -ESRCH || (err && proc_gone(s->first))))
-			return fail(0, "pid %d exited while attaching", proc_pid(s->first));
+			return say(0, "pid %d exited while attaching", proc_pid(s->first));
 		if (err)
-			return fail(err, "cannot hand the unwind tables to the BPF programs");
+			return say(err, "cannot hand the unwind tables to the BPF programs");
 	}
 	return 0;
 }
@@ -947,19 +934,19 @@ static int attach_tracepoints(struct session *s)
 	/* before the probes: an exec from then on is seen */
 	s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
 	if (!s->skel->links.on_exec)
-		return fail(-errno, "cannot watch for exec");
+		return say(-errno, "cannot watch for exec");
 	s->skel->links.on_thread_exit = bpf_program__attach(s->skel->progs.on_thread_exit);
 	if (!s->skel->links.on_thread_exit)
-		return fail(-errno, "cannot watch for exits");
+		return say(-errno, "cannot watch for exits");
 	/* a stop of someone else's for a process we hold (see holds.c) */
 	s->skel->links.on_signal = bpf_program__attach(s->skel->progs.on_signal);
 	if (!s->skel->links.on_signal)
-		return fail(-errno, "cannot watch for stop signals");
+		return say(-errno, "cannot watch for stop signals");
 	/* new processes, as the kernel makes them (no system-call tracepoint) */
 	if (s->skel->rodata->follow_forks) {
 		s->skel->links.on_fork = bpf_program__attach(s->skel->progs.on_fork);
 		if (!s->skel->links.on_fork)
-			return fail(-errno, "cannot watch for forks (sched_process_fork)");
+			return say(-errno, "cannot watch for forks (sched_process_fork)");
 	}
 	return 0;
 }
@@ -1057,12 +1044,12 @@ static int attach_probes(struct session *s)
 			continue;
 		}
 		if (proc_gone(p))
-			return fail(0, "pid %d exited while tracelloc attached to it", proc_pid(p));
+			return say(0, "pid %d exited while tracelloc attached to it", proc_pid(p));
 		if (err == -EINVAL && step == attach_probes_step)
-			return fail(0, "cannot attach probes to pid %d: the kernel refused them; "
+			return say(0, "cannot attach probes to pid %d: the kernel refused them; "
 				    "another tracer may hold probes on the same functions (dmesg: "
 				    "\"ref_ctr_offset mismatch\")", proc_pid(p));
-		return fail(err, step, proc_pid(p));
+		return say(err, step, proc_pid(p));
 	}
 	return 0;
 }
@@ -1073,13 +1060,13 @@ static int build_filter(struct session *s)
 
 	s->filter = filter__new(s->opts.default_filters);
 	if (!s->filter)
-		return fail(-ENOMEM, "cannot build the filters");
+		return say(-ENOMEM, "cannot build the filters");
 	for (i = 0; i < s->opts.nexcludes; i++)
 		if (filter__exclude(s->filter, s->opts.excludes[i]))
-			return fail(0, "invalid --exclude '%s'", s->opts.excludes[i]);
+			return say(0, "invalid --exclude '%s'", s->opts.excludes[i]);
 	for (i = 0; i < s->opts.nincludes; i++)
 		if (filter__include(s->filter, s->opts.includes[i]))
-			return fail(0, "invalid --include '%s'", s->opts.includes[i]);
+			return say(0, "invalid --include '%s'", s->opts.includes[i]);
 	return 0;
 }
 static void read_loss(struct session *s, struct loss *loss)
@@ -1177,7 +1164,7 @@ static void sample_timeline(struct session *s)
 {
 	if (s->timeline && timeline__sample(s->timeline, heap__stacks(s->heap),
 					    clock__now_ns() / 1e9 - s->start_s, traced_rss(s)))
-		fail(-ENOMEM, "cannot keep the timeline");
+		say(-ENOMEM, "cannot keep the timeline");
 }
 
 static int write_metrics(FILE *out, struct session *s)
@@ -1243,7 +1230,7 @@ static void print_report(struct session *s)
 	p = snapshot(s, false);
 	err = p ? report__top(s->report_out, p, s->heap, &ro) : -ENOMEM;
 	if (err)
-		fail(err, "cannot print the report");
+		say(err, "cannot print the report");
 	profile__destroy(p);
 }
 
@@ -2065,7 +2052,7 @@ static bool refresh_all(struct session *s)
 		}
 	}
 	if (s->growth && growth__sample(s->growth, heap__stacks(s->heap), clock__now_ns()))
-		fail(-ENOMEM, "cannot keep the growth of the stacks");
+		say(-ENOMEM, "cannot keep the growth of the stacks");
 	sample_timeline(s);
 	update_rate(s);
 	return false;
@@ -2164,7 +2151,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	s->ending_size = ending_size;
 	ret = start_loop(s);
 	if (ret) {
-		fail(ret, "cannot wait for events");
+		say(ret, "cannot wait for events");
 		stop_loop(s);
 		return 1;
 	}
@@ -2185,7 +2172,7 @@ static int trace(struct session *s, char *ending, size_t ending_size)
 	if (ret == LOOP_END)
 		ret = after_read(s, events__flush(s->events));
 	if (ret)
-		fail(ret, "cannot process events");
+		say(ret, "cannot process events");
 	s->tracing = false;
 	stop_loop(s);
 	return ret ? 1 : 0;
@@ -2312,7 +2299,7 @@ static int start_http(struct session *s)
 			&s->http);
 	if (err) {
 		http__format_addr((struct sockaddr *)&s->opts.listen_addr, addr, sizeof(addr));
-		return fail(err, "cannot listen on %s", addr);
+		return say(err, "cannot listen on %s", addr);
 	}
 	return 0;
 }
@@ -2433,10 +2420,10 @@ int main(int argc, char **argv)
 
 	err = check_system();
 	if (!err && !(s.forks = forks__new(MAX_FORK_HALVES)))
-		err = fail(-ENOMEM, "cannot start tracing");
+		err = say(-ENOMEM, "cannot start tracing");
 	/* before anything is attached: the live view needs a terminal */
 	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
-		err = fail(0, "--tui needs a terminal: standard input and output are not one");
+		err = say(0, "--tui needs a terminal: standard input and output are not one");
 	if (!err)
 		err = build_filter(&s);
 	if (!err)
@@ -2444,17 +2431,17 @@ int main(int argc, char **argv)
 	if (!err)
 		err = start_http(&s);
 	if (!err && block_signals(&s))
-		err = fail(-errno, "cannot set up signal handling");
+		err = say(-errno, "cannot set up signal handling");
 	if (!err)
 		err = open_targets(&s);
 	/* before anything can be stopped for us (a launched command is held by
 	 * ptrace until then, which dies with us); after the command, so that it
 	 * has the pid it would have had */
 	if (!err && (err = holds__new(&s.holds)))
-		err = fail(err, "cannot start the guardian of held processes");
+		err = say(err, "cannot start the guardian of held processes");
 	/* after the guardian's fork: its threads are not copied into it */
 	if (!err && !(s.closer = closer__new()))
-		err = fail(-ENOMEM, "cannot start the threads that close probes");
+		err = say(-ENOMEM, "cannot start the threads that close probes");
 	if (!err) {
 		warm_heap();
 		err = open_bpf(&s);
@@ -2468,19 +2455,19 @@ int main(int argc, char **argv)
 	if (!err && s.opts.comm)
 		err = catch_up_comm(&s);
 	if (!err && s.opts.command && (err = target__resume(s.first->target)))
-		err = fail(err, "cannot resume pid %d", proc_pid(s.first));
+		err = say(err, "cannot resume pid %d", proc_pid(s.first));
 	if (err)
 		goto cleanup;
 
 	s.start_s = clock__now_ns() / 1e9;
 	outputs_opts(&s, &oo);
 	if (!(s.outputs = outputs__new(&oo))) {
-		err = fail(-ENOMEM, "cannot start tracing");
+		err = say(-ENOMEM, "cannot start tracing");
 		goto cleanup;
 	}
 	announce(&s);
 	if (s.opts.tui && (err = tui__new(&s.tui))) {
-		fail(err == -ENOTTY ? 0 : err, "cannot start the live view");
+		say(err == -ENOTTY ? 0 : err, "cannot start the live view");
 		finish(&s, "stopped");
 		goto cleanup;
 	}

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "folded.h"
 #include "outfile.h"
 #include "outputs.h"
+#include "say.h"
 #include "svg.h"
 #include "timeline.h"
 
@@ -34,22 +34,6 @@ struct format {
 	size_t path_at;		/* offsetof(struct outputs_opts, its path) */
 	int (*write)(const struct outputs *o, FILE *out, struct profile *p);
 };
-
-static int say(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int say(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("tracelloc: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	if (err)
-		fprintf(stderr, ": %s", strerror(-err));
-	fputc('\n', stderr);
-	return 1;
-}
 
 static int write_folded(const struct outputs *o, FILE *out, struct profile *p)
 {
