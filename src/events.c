@@ -165,11 +165,29 @@ static int hold_fork(struct events *e, const struct fork_event *ev, size_t size)
 }
 
 /* one record, in time order: only updates the heap, no I/O */
+/* pages unmapped, reserved with PROT_NONE, or made PROT_NONE again */
+static int handle_range(struct events *e, const void *data, size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+	uint64_t len;
+
+	if (size < sizeof(struct range_event)) {
+		e->malformed++;
+		return 0;
+	}
+	len = ((const struct range_event *)data)->len;
+	if (ev->type == EVENT_RESERVE)
+		return heap__reserve(e->heap, ev->addr | tag, len);
+	if (ev->type == EVENT_DECOMMIT)
+		return heap__decommit(e->heap, ev->addr | tag, len);
+	return heap__unmap(e->heap, ev->addr | tag, len);
+}
+
 static int handle_record(struct events *e, const void *data, size_t size)
 {
 	const struct ptr_event *ev = data;
 	const struct slot_sink *k;
-	uint64_t tag, len;
+	uint64_t tag;
 
 	if (size < sizeof(*ev) || ev->slot >= MAX_PROCS) {
 		e->malformed++;
@@ -232,16 +250,7 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_UNMAP:
 	case EVENT_RESERVE:
 	case EVENT_DECOMMIT:
-		if (size < sizeof(struct range_event)) {
-			e->malformed++;
-			return 0;
-		}
-		len = ((const struct range_event *)data)->len;
-		if (ev->type == EVENT_RESERVE)
-			return heap__reserve(e->heap, ev->addr | tag, len);
-		if (ev->type == EVENT_DECOMMIT)
-			return heap__decommit(e->heap, ev->addr | tag, len);
-		return heap__unmap(e->heap, ev->addr | tag, len);
+		return handle_range(e, data, size, tag);
 	}
 	e->malformed++;
 	return 0;

@@ -452,6 +452,38 @@ static bool kernel_has_func(const char *func)
 	return found;
 }
 
+/* the heap, the rings that fill it, and what each option keeps besides:
+ * a line and 1 when one cannot be made */
+static int new_recording(struct session *s, int ncpus, size_t ring_bytes)
+{
+	s->heap = new_heap(s);
+	if (!s->heap)
+		return say(-ENOMEM, "cannot start");
+	if ((s->opts.sort == SORT_GROWTH || s->opts.tui) &&
+	    !(s->growth = growth__new(s->opts.growth_window)))
+		return say(-ENOMEM, "cannot start");
+	if (s->opts.timeline_path && !(s->timeline = timeline__new()))
+		return say(-ENOMEM, "cannot start");
+	s->events = events__new(ncpus, ring_bytes, s->heap);
+	if (!s->events)
+		return say(-errno, "cannot create the BPF ring buffers");
+	events__follow_exec(s->events, !s->opts.no_follow_exec);
+	events__set_frames_fn(s->events, map_frames);
+	s->skel->rodata->per_thread = s->opts.per_thread;
+	if (s->opts.per_thread) {
+		s->threads = threads__new();
+		if (!s->threads)
+			return say(-ENOMEM, "cannot start");
+		events__set_threads(s->events, s->threads);
+	}
+	if (s->several) {
+		s->processes = processes__new();
+		if (!s->processes)
+			return say(-ENOMEM, "cannot start");
+	}
+	return 0;
+}
+
 static int open_bpf(struct session *s)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -503,31 +535,9 @@ static int open_bpf(struct session *s)
 			return say(err, "cannot size the sampling table");
 	}
 	/* the rings and what reads them exist before the first probe fires */
-	s->heap = new_heap(s);
-	if (!s->heap)
-		return say(-ENOMEM, "cannot start");
-	if ((s->opts.sort == SORT_GROWTH || s->opts.tui) &&
-	    !(s->growth = growth__new(s->opts.growth_window)))
-		return say(-ENOMEM, "cannot start");
-	if (s->opts.timeline_path && !(s->timeline = timeline__new()))
-		return say(-ENOMEM, "cannot start");
-	s->events = events__new(ncpus, ring_bytes, s->heap);
-	if (!s->events)
-		return say(-errno, "cannot create the BPF ring buffers");
-	events__follow_exec(s->events, !s->opts.no_follow_exec);
-	events__set_frames_fn(s->events, map_frames);
-	s->skel->rodata->per_thread = s->opts.per_thread;
-	if (s->opts.per_thread) {
-		s->threads = threads__new();
-		if (!s->threads)
-			return say(-ENOMEM, "cannot start");
-		events__set_threads(s->events, s->threads);
-	}
-	if (s->several) {
-		s->processes = processes__new();
-		if (!s->processes)
-			return say(-ENOMEM, "cannot start");
-	}
+	err = new_recording(s, ncpus, ring_bytes);
+	if (err)
+		return err;
 	err = bpf_map__reuse_fd(s->skel->maps.rings, events__rings_map_fd(s->events));
 	if (err)
 		return say(err, "cannot set up the ring buffers");
@@ -1550,6 +1560,73 @@ static bool wait_for_slot(struct session *s, struct proc *parent, pid_t pid, uin
  * (parent set), or a program of --comm's name. It waits, stopped, in a slot
  * of its own, until it is probed.
  */
+/* a new process in slot p, stopped: its state reset, its names and tables
+ * made, its tracing begun (not its probes); negative errno */
+static int start_proc(struct session *s, struct proc *p, struct proc *parent, uint32_t idx)
+{
+	pid_t pid = proc_pid(p);
+	int err;
+
+	memset(bpf_state(s, p), 0, sizeof(struct proc_state));
+	p->hold_exec = !s->opts.no_follow_exec;
+	bpf_state(s, p)->hold_exec = p->hold_exec;
+	p->probes_gen = p->unwinder_gen = 0;
+	p->main_exit_told = false;
+	p->nexecs = 0;
+	p->execs_cut = false;
+	exe_path(pid, p->execs, sizeof(p->execs));
+	/* a copy of its parent: the same files at the same places */
+	err = name_proc(s, p, idx, parent && parent->live && s->several &&
+			!symbolizer__contested(proc_symbolizer(s, parent)) ?
+			proc_symbolizer(s, parent) : NULL);
+	if (!err && s->unwinder)
+		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
+	if (!err) {
+		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
+					     .no_mmap = s->opts.no_mmap,
+					     .closer = s->closer };
+
+		p->attach = attach__new(s->skel, pid, &aopts);
+		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
+	}
+	if (!err)
+		err = trace_proc(s, p);
+	return err;
+}
+
+/* a forked child: its parent's files at the same places, probed (a child
+ * sharing its parent's memory has its probes; it is traced from exec) */
+static void probe_child(struct session *s, struct proc *p, const struct proc *parent,
+			bool shares_vm)
+{
+	pid_t pid = proc_pid(p);
+	int err = 0;
+
+	if (!shares_vm) {
+		err = attach__find(p->attach);
+		if (!err)
+			err = attach__attach(p->attach);
+	}
+	set_loader(s, p);
+	holds__release(s->holds, pid);
+	/* -v: each child; else its probes are its parent's, told already */
+	if (!err && s->opts.verbose) {
+		char prefix[96];
+
+		snprintf(prefix, sizeof(prefix), "tracelloc: pid %d, forked by pid %d: ", pid,
+			 proc_pid(parent));
+		attach__describe_new(p->attach, prefix, stderr);
+	}
+	attach__describe_new(p->attach, NULL, NULL);
+	if (err) {
+		char why[512];
+
+		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		fprintf(stderr, "tracelloc: %s\n", why);
+		end_proc(s, p, "untraced");
+	}
+}
+
 static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t idx,
 		     bool shares_vm)
 {
@@ -1581,30 +1658,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 		end_proc(s, p, "exited");
 		return;
 	}
-	memset(bpf_state(s, p), 0, sizeof(struct proc_state));
-	p->hold_exec = !s->opts.no_follow_exec;
-	bpf_state(s, p)->hold_exec = p->hold_exec;
-	p->probes_gen = p->unwinder_gen = 0;
-	p->main_exit_told = false;
-	p->nexecs = 0;
-	p->execs_cut = false;
-	exe_path(pid, p->execs, sizeof(p->execs));
-	/* a copy of its parent: the same files at the same places */
-	err = name_proc(s, p, idx, parent && parent->live && s->several &&
-			!symbolizer__contested(proc_symbolizer(s, parent)) ?
-			proc_symbolizer(s, parent) : NULL);
-	if (!err && s->unwinder)
-		err = unwinder__add(s->unwinder, slot_of(s, p), pid);
-	if (!err) {
-		struct attach_opts aopts = { .probe_at_symbol = s->opts.probe_at_symbol,
-					     .no_mmap = s->opts.no_mmap,
-					     .closer = s->closer };
-
-		p->attach = attach__new(s->skel, pid, &aopts);
-		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
-	}
-	if (!err)
-		err = trace_proc(s, p);
+	err = start_proc(s, p, parent, idx);
 	if (err) {
 		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
 		end_proc(s, p, "untraced");
@@ -1621,31 +1675,7 @@ static void take_new(struct session *s, struct proc *parent, pid_t pid, uint32_t
 		proc_verdict(s, p, err, why, sizeof(why));
 		return;
 	}
-	/* a copy of its parent: the same files at the same places (a child
-	 * sharing its parent's memory has its probes; it is traced from exec) */
-	if (!shares_vm) {
-		err = attach__find(p->attach);
-		if (!err)
-			err = attach__attach(p->attach);
-	}
-	set_loader(s, p);
-	holds__release(s->holds, pid);
-	/* -v: each child; else its probes are its parent's, told already */
-	if (!err && s->opts.verbose) {
-		char prefix[96];
-
-		snprintf(prefix, sizeof(prefix), "tracelloc: pid %d, forked by pid %d: ", pid,
-			 proc_pid(parent));
-		attach__describe_new(p->attach, prefix, stderr);
-	}
-	attach__describe_new(p->attach, NULL, NULL);
-	if (err) {
-		char why[512];
-
-		allocator_verdict(p->attach, pid, err, why, sizeof(why));
-		fprintf(stderr, "tracelloc: %s\n", why);
-		end_proc(s, p, "untraced");
-	}
+	probe_child(s, p, parent, shares_vm);
 }
 
 /*
@@ -2397,12 +2427,88 @@ static void hold_std_fds(void)
 			break;
 }
 
+/* what can be checked before anything is touched: a line and 1 for the
+ * first that fails */
+static int prepare(struct session *s)
+{
+	int err = check_system();
+
+	if (!err && !(s->forks = forks__new(MAX_FORK_HALVES)))
+		err = say(-ENOMEM, "cannot start tracing");
+	/* before anything is attached: the live view needs a terminal */
+	if (!err && s->opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		err = say(0, "--tui needs a terminal: standard input and output are not one");
+	if (!err)
+		err = build_filter(s);
+	if (!err)
+		err = check_outputs(s);
+	if (!err)
+		err = start_http(s);
+	if (!err && block_signals(s))
+		err = say(-errno, "cannot set up signal handling");
+	return err;
+}
+
+/* the targets found, the BPF programs loaded and attached: a line and 1
+ * for the first step that fails */
+static int bring_up(struct session *s)
+{
+	int err = open_targets(s);
+
+	/* before anything can be stopped for us (a launched command is held by
+	 * ptrace until then, which dies with us); after the command, so that it
+	 * has the pid it would have had */
+	if (!err && (err = holds__new(&s->holds)))
+		err = say(err, "cannot start the guardian of held processes");
+	/* after the guardian's fork: its threads are not copied into it */
+	if (!err && !(s->closer = closer__new()))
+		err = say(-ENOMEM, "cannot start the threads that close probes");
+	if (!err) {
+		warm_heap();
+		err = open_bpf(s);
+	}
+	if (!err)
+		err = find_allocators(s);
+	if (!err)
+		err = load_bpf(s);
+	if (!err)
+		err = attach_probes(s);
+	if (!err && s->opts.comm)
+		err = catch_up_comm(s);
+	if (!err && s->opts.command && (err = target__resume(s->first->target)))
+		err = say(err, "cannot resume pid %d", proc_pid(s->first));
+	return err;
+}
+
+/* from the first traced record to the outputs written; 1 if one failed */
+static int run(struct session *s)
+{
+	struct outputs_opts oo;
+	char ending[512] = "stopped";
+	int err;
+
+	s->start_s = clock__now_ns() / 1e9;
+	outputs_opts(s, &oo);
+	if (!(s->outputs = outputs__new(&oo)))
+		return say(-ENOMEM, "cannot start tracing");
+	announce(s);
+	if (s->opts.tui && (err = tui__new(&s->tui))) {
+		say(err == -ENOTTY ? 0 : err, "cannot start the live view");
+		finish(s, "stopped");
+		return 1;
+	}
+	err = trace(s, ending, sizeof(ending));
+	/* the summary's time ends here, not after the outputs are written */
+	s->stopped_s = clock__now_ns() / 1e9;
+	if (finish(s, ending))
+		err = 1;
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .signal_fd = -1, .tick_fd = -1, .end_fd = -1, .snap_fd = -1,
 			     .report_out = stdout };
-	struct outputs_opts oo;
-	char ending[512] = "stopped";
 	int err;
 
 	hold_std_fds();
@@ -2418,65 +2524,11 @@ int main(int argc, char **argv)
 	verbosity = s.opts.verbose;
 	libbpf_set_print(print_libbpf);
 
-	err = check_system();
-	if (!err && !(s.forks = forks__new(MAX_FORK_HALVES)))
-		err = say(-ENOMEM, "cannot start tracing");
-	/* before anything is attached: the live view needs a terminal */
-	if (!err && s.opts.tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
-		err = say(0, "--tui needs a terminal: standard input and output are not one");
+	err = prepare(&s);
 	if (!err)
-		err = build_filter(&s);
+		err = bring_up(&s);
 	if (!err)
-		err = check_outputs(&s);
-	if (!err)
-		err = start_http(&s);
-	if (!err && block_signals(&s))
-		err = say(-errno, "cannot set up signal handling");
-	if (!err)
-		err = open_targets(&s);
-	/* before anything can be stopped for us (a launched command is held by
-	 * ptrace until then, which dies with us); after the command, so that it
-	 * has the pid it would have had */
-	if (!err && (err = holds__new(&s.holds)))
-		err = say(err, "cannot start the guardian of held processes");
-	/* after the guardian's fork: its threads are not copied into it */
-	if (!err && !(s.closer = closer__new()))
-		err = say(-ENOMEM, "cannot start the threads that close probes");
-	if (!err) {
-		warm_heap();
-		err = open_bpf(&s);
-	}
-	if (!err)
-		err = find_allocators(&s);
-	if (!err)
-		err = load_bpf(&s);
-	if (!err)
-		err = attach_probes(&s);
-	if (!err && s.opts.comm)
-		err = catch_up_comm(&s);
-	if (!err && s.opts.command && (err = target__resume(s.first->target)))
-		err = say(err, "cannot resume pid %d", proc_pid(s.first));
-	if (err)
-		goto cleanup;
-
-	s.start_s = clock__now_ns() / 1e9;
-	outputs_opts(&s, &oo);
-	if (!(s.outputs = outputs__new(&oo))) {
-		err = say(-ENOMEM, "cannot start tracing");
-		goto cleanup;
-	}
-	announce(&s);
-	if (s.opts.tui && (err = tui__new(&s.tui))) {
-		say(err == -ENOTTY ? 0 : err, "cannot start the live view");
-		finish(&s, "stopped");
-		goto cleanup;
-	}
-	err = trace(&s, ending, sizeof(ending));
-	/* the summary's time ends here, not after the outputs are written */
-	s.stopped_s = clock__now_ns() / 1e9;
-	if (finish(&s, ending))
-		err = 1;
-cleanup:
+		err = run(&s);
 	session_destroy(&s);
 	return err ? 1 : 0;
 }

@@ -293,15 +293,15 @@ static int reserve_shown(struct profile *p, size_t n)
 	return 0;
 }
 
-int profile__show(struct profile *p, const struct profile_stack *s,
-		  const struct shown_frame **frames)
+/* every frame of the stack as named, allocator frame first and thread and
+ * process frames last (*thread, *process: theirs, or NULL); the number of
+ * them, or negative errno */
+static int name_frames(struct profile *p, const struct profile_stack *s, const char **thread,
+		       const char **process)
 {
-	struct filter *filter = p->opts.filter;
-	bool focused = !filter__has_focus(filter);
-	size_t n = 0, kept = 0, k;
-	uint32_t hidden_inside = 0, nraw, i, j;
-	const char *thread, *process;
+	uint32_t nraw, i, j;
 	const uint64_t *raw;
+	size_t n = 0;
 	int err;
 
 	/* before the frames are fetched: reading events may move them */
@@ -315,21 +315,18 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 		p->idle_ns = clock__now_ns();
 		raw = profile__frames(p, s, &nraw);
 	}
-	thread = profile__thread(p, s);
-	process = profile__process(p, s);
-
+	*thread = profile__thread(p, s);
+	*process = profile__process(p, s);
 	err = reserve_shown(p, 3 + (nraw ? nraw : 1) * (size_t)SYM_MAX_INLINE);
 	if (err)
 		return err;
-	if (p->opts.allocator_frame) {
-		p->shown[n] = (struct shown_frame){ .function = alloc_fn__name(s->fn), .frame = -1 };
-		n++;
-	}
+	if (p->opts.allocator_frame)
+		p->shown[n++] = (struct shown_frame){ .function = alloc_fn__name(s->fn), .frame = -1 };
 	for (i = 0; i < nraw; i++) {
 		const struct sym_location *loc = profile__locate(p, raw[i]);
 
-		for (j = 0; j < loc->nframes; j++) {
-			p->shown[n] = (struct shown_frame){
+		for (j = 0; j < loc->nframes; j++)
+			p->shown[n++] = (struct shown_frame){
 				.addr = raw[i],
 				.frame = (int32_t)i,
 				.loc = loc,
@@ -338,21 +335,29 @@ int profile__show(struct profile *p, const struct profile_stack *s,
 				.line = loc->frames[j].line,
 				.inlined = loc->frames[j].inlined,
 			};
-			n++;
-		}
 	}
-	if (!n) {
-		p->shown[n] = (struct shown_frame){ .function = "[unknown]", .frame = -1 };
-		n++;
-	}
-	if (thread) {
-		p->shown[n] = (struct shown_frame){ .function = thread, .frame = -1 };
-		n++;
-	}
-	if (process) {
-		p->shown[n] = (struct shown_frame){ .function = process, .frame = -1 };
-		n++;
-	}
+	if (!n)
+		p->shown[n++] = (struct shown_frame){ .function = "[unknown]", .frame = -1 };
+	if (*thread)
+		p->shown[n++] = (struct shown_frame){ .function = *thread, .frame = -1 };
+	if (*process)
+		p->shown[n++] = (struct shown_frame){ .function = *process, .frame = -1 };
+	return (int)n;
+}
+
+int profile__show(struct profile *p, const struct profile_stack *s,
+		  const struct shown_frame **frames)
+{
+	struct filter *filter = p->opts.filter;
+	bool focused = !filter__has_focus(filter);
+	const char *thread, *process;
+	size_t kept = 0, k, n;
+	uint32_t hidden_inside = 0;
+	int ret = name_frames(p, s, &thread, &process);
+
+	if (ret < 0)
+		return ret;
+	n = (size_t)ret;
 	/* focus looks at every frame, hidden ones too; then drop the hidden */
 	for (k = 0; k < n && !focused; k++)
 		focused = filter__focuses(filter, p->shown[k].function);

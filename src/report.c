@@ -371,21 +371,123 @@ static int print_groups(FILE *out, struct profile *p, const struct report_opts *
 	return 0;
 }
 
+/* the largest live blocks old enough, and their totals */
+struct top_blocks {
+	struct block_pick *picks;	/* o->top of them, largest first */
+	size_t npicks;
+	uint64_t total;
+	uint64_t eligible;
+};
+
+/* one pass over the live blocks: per-stack totals of the old enough ones,
+ * and the largest (insertion into a short sorted list); no events are read
+ * meanwhile, they would change the heap under it */
+static void walk_live(struct profile *p, const struct heap *heap, const struct report_opts *o,
+		      struct stack_view **by_id, uint32_t max_id, struct top_blocks *t)
+{
+	void (*idle)(void *ctx) = p->opts.idle;
+	const struct live_block *b;
+	size_t pos = 0, j;
+	uint64_t addr;
+
+	p->opts.idle = NULL;
+	while ((b = heap__next_live(heap, &pos, &addr))) {
+		struct stack_view *v = b->stack_id <= max_id ? by_id[b->stack_id] : NULL;
+
+		if (!v || o->now_ns - b->birth_ns < o->min_age_ns || !view_shown(p, v))
+			continue;
+		v->live_bytes += b->size;
+		v->live_count++;
+		t->total += b->size;
+		t->eligible++;
+		if (!o->top ||
+		    (t->npicks == (size_t)o->top && t->picks[t->npicks - 1].block.size >= b->size))
+			continue;
+		j = t->npicks < (size_t)o->top ? t->npicks++ : t->npicks - 1;
+		while (j > 0 && t->picks[j - 1].block.size < b->size) {
+			t->picks[j] = t->picks[j - 1];
+			j--;
+		}
+		t->picks[j].addr = addr;
+		t->picks[j].block = *b;
+	}
+	p->opts.idle = idle;
+}
+
+static int print_allocations(FILE *out, struct profile *p, const struct report_opts *o,
+			     const struct top_blocks *t, struct stack_view *const *by_id)
+{
+	char size[32], age[32];
+	size_t i;
+	int err;
+
+	report__human_bytes(t->total, size, sizeof(size));
+	fprintf(out, "%s==> %zu top allocations out of %" PRIu64 " for a total of %s%s\n", BOLD(o),
+		t->npicks, t->eligible, size, RESET(o));
+	for (i = 0; i < t->npicks; i++) {
+		const struct live_block *pb = &t->picks[i].block;
+
+		report__human_bytes(pb->size, size, sizeof(size));
+		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
+		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", t->picks[i].addr & ~PROC_MASK,
+			SIZE(o), size, RESET(o), age);
+		err = print_stack(out, p, by_id[pb->stack_id]->stack, o);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* the allocators: stacks with something to show for the sort key (the
+ * growing ones for growth); views is reordered */
+static int print_allocators(FILE *out, struct profile *p, const struct report_opts *o,
+			    struct stack_view *views, size_t count, uint64_t total)
+{
+	bool by_calls = o->sort == SORT_ALLOC_CALLS || o->sort == SORT_SHORT_LIVED ||
+			o->sort == SORT_PEAK;
+	size_t nviews = 0, i;
+	char size[32];
+	int err;
+
+	for (i = 0; i < count; i++) {
+		/* growth: the stacks that hold something rank too, a cache below a leak */
+		bool holds = o->sort == SORT_GROWTH && views[i].live_bytes > 0;
+
+		if ((sort_key(&views[i], o->sort) > 0 || holds) &&
+		    (!by_calls || view_shown(p, &views[i])))
+			views[nviews++] = views[i];
+	}
+	err = profile__sort(p, views, nviews, sizeof(*views), by_key_desc, (void *)&o->sort);
+	if (err)
+		return err;
+	report__human_bytes(total, size, sizeof(size));
+	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s\n", BOLD(o),
+		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size,
+		sort_names[o->sort], RESET(o));
+	for (i = 0; i < nviews && i < (size_t)o->top; i++) {
+		report__human_bytes(views[i].live_bytes, size, sizeof(size));
+		fprintf(out, "    %2zu: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
+			" allocation calls\n", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
+			views[i].stack->totals.alloc_count);
+		print_details(out, p, views[i].stack, o);
+		err = print_stack(out, p, views[i].stack, o);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		const struct report_opts *o)
 {
-	struct block_pick *picks = calloc(o->top ? o->top : 1, sizeof(*picks));
+	struct top_blocks t = { .picks = calloc(o->top ? o->top : 1, sizeof(*t.picks)) };
 	struct stack_view *views = calloc(p->count + 1, sizeof(*views));
 	struct stack_view **by_id = NULL;
-	void (*idle)(void *ctx);
-	uint64_t total = 0, eligible = 0, addr;
-	const struct live_block *b;
-	size_t pos = 0, npicks = 0, nviews = 0, i;
 	uint32_t max_id = 0;
-	char size[32], age[32];
 	int err = 0;
+	size_t i;
 
-	if (!picks || !views) {
+	if (!t.picks || !views) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -408,83 +510,15 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		err = print_groups(out, p, o, "threads", profile__thread);
 	if (err)
 		goto out;
-
-	/* one pass over the live blocks: per-stack totals of the old enough
-	 * ones, and the largest (insertion into a short sorted list); no
-	 * events are read meanwhile, they would change the heap under it */
-	idle = p->opts.idle;
-	p->opts.idle = NULL;
-	while ((b = heap__next_live(heap, &pos, &addr))) {
-		struct stack_view *v = b->stack_id <= max_id ? by_id[b->stack_id] : NULL;
-		size_t j;
-
-		if (!v || o->now_ns - b->birth_ns < o->min_age_ns || !view_shown(p, v))
-			continue;
-		v->live_bytes += b->size;
-		v->live_count++;
-		total += b->size;
-		eligible++;
-		if (!o->top || (npicks == (size_t)o->top && picks[npicks - 1].block.size >= b->size))
-			continue;
-		j = npicks < (size_t)o->top ? npicks++ : npicks - 1;
-		while (j > 0 && picks[j - 1].block.size < b->size) {
-			picks[j] = picks[j - 1];
-			j--;
-		}
-		picks[j].addr = addr;
-		picks[j].block = *b;
-	}
-	p->opts.idle = idle;
-
-	report__human_bytes(total, size, sizeof(size));
-	fprintf(out, "%s==> %zu top allocations out of %" PRIu64 " for a total of %s%s\n", BOLD(o),
-		npicks, eligible, size, RESET(o));
-	for (i = 0; i < npicks; i++) {
-		const struct live_block *pb = &picks[i].block;
-
-		report__human_bytes(pb->size, size, sizeof(size));
-		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
-		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", picks[i].addr & ~PROC_MASK, SIZE(o),
-			size, RESET(o), age);
-		err = print_stack(out, p, by_id[pb->stack_id]->stack, o);
-		if (err)
-			goto out;
-	}
-
-	/* the allocators: stacks with something to show for the sort key (the
-	 * growing ones for growth) */
-	for (i = 0; i < p->count; i++) {
-		bool by_calls = o->sort == SORT_ALLOC_CALLS || o->sort == SORT_SHORT_LIVED ||
-				o->sort == SORT_PEAK;
-
-		/* growth: the stacks that hold something rank too, a cache below a leak */
-		bool holds = o->sort == SORT_GROWTH && views[i].live_bytes > 0;
-
-		if ((sort_key(&views[i], o->sort) > 0 || holds) &&
-		    (!by_calls || view_shown(p, &views[i])))
-			views[nviews++] = views[i];
-	}
-	err = profile__sort(p, views, nviews, sizeof(*views), by_key_desc, (void *)&o->sort);
-	if (err)
-		goto out;
-	report__human_bytes(total, size, sizeof(size));
-	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s\n", BOLD(o),
-		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size,
-		sort_names[o->sort], RESET(o));
-	for (i = 0; i < nviews && i < (size_t)o->top; i++) {
-		report__human_bytes(views[i].live_bytes, size, sizeof(size));
-		fprintf(out, "    %2zu: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
-			" allocation calls\n", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
-			views[i].stack->totals.alloc_count);
-		print_details(out, p, views[i].stack, o);
-		err = print_stack(out, p, views[i].stack, o);
-		if (err)
-			goto out;
-	}
-	fflush(out);
+	walk_live(p, heap, o, by_id, max_id, &t);
+	err = print_allocations(out, p, o, &t, by_id);
+	if (!err)
+		err = print_allocators(out, p, o, views, p->count, t.total);
+	if (!err)
+		fflush(out);
 out:
 	free(by_id);
 	free(views);
-	free(picks);
+	free(t.picks);
 	return err;
 }

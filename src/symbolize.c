@@ -1177,16 +1177,51 @@ static int scope_path(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *path, int m
  * frame whose line is the line table's (innermost) or the call site recorded
  * in the DIE it was inlined from. Returns the number of frames written.
  */
+/* the scopes that hold addr in its unit, innermost first, up to the
+ * concrete function (*scopes malloc'd); how many, or <= 0 for none */
+static int scopes_at(struct symfile *f, Dwfl_Module *mod, Dwarf_Die *cudie, Dwarf_Addr addr,
+		     Dwarf_Addr bias, Dwarf_Die **scopes)
+{
+	Dwarf_Die subroutine, fn, path[MAX_SCOPE_DEPTH];
+	Dwarf *dwarf = dwfl_module_getdwarf(mod, &bias);
+	int nscopes, i;
+
+	*scopes = NULL;
+	if (dwarf && find_function(f, dwarf, cudie, addr - bias, &fn)) {
+		/* the chain from the index, innermost first, as libdw gives it */
+		int npath = scope_path(&fn, addr - bias, path, MAX_SCOPE_DEPTH);
+
+		*scopes = malloc(npath * sizeof(**scopes));
+		if (!*scopes)
+			return 0;
+		for (i = 0; i < npath; i++)
+			(*scopes)[i] = path[npath - 1 - i];
+		return npath;
+	}
+	nscopes = dwarf_getscopes(cudie, addr - bias, scopes);
+	if (nscopes > 0) {
+		/* dwarf_getscopes stops at an inlined scope: restart from that DIE
+		 * to get the chain up to the concrete function */
+		dwarf = dwfl_module_getdwarf(mod, &bias);
+		if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&(*scopes)[0]), &subroutine))
+			return 0;
+		free(*scopes);
+		*scopes = NULL;
+	} else if (!innermost_die(cudie, addr - bias, &subroutine, 0)) {
+		return 0;
+	}
+	return dwarf_getscopes_die(&subroutine, scopes);
+}
+
 static int inline_frames(struct symbolizer *s, struct symfile *f, Dwfl_Module *mod,
 			 Dwarf_Addr addr, struct sym_frame *frames, int max)
 {
-	Dwarf_Die *cudie, *scopes = NULL, subroutine, fn, path[MAX_SCOPE_DEPTH];
+	Dwarf_Die *cudie, *scopes = NULL;
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr bias = 0;
 	int nscopes, n = 0, i, line = 0;
 	const char *file = NULL;
 	Dwfl_Line *lineinfo;
-	Dwarf *dwarf;
 
 	cudie = dwfl_module_addrdie(mod, addr, &bias);
 	if (!cudie)
@@ -1194,37 +1229,9 @@ static int inline_frames(struct symbolizer *s, struct symfile *f, Dwfl_Module *m
 	lineinfo = dwfl_module_getsrc(mod, addr);
 	if (lineinfo)
 		file = dwfl_lineinfo(lineinfo, NULL, &line, NULL, NULL, NULL);
-	dwarf = dwfl_module_getdwarf(mod, &bias);
-	if (dwarf && find_function(f, dwarf, cudie, addr - bias, &fn)) {
-		/* the chain from the index, innermost first, as libdw gives it */
-		int npath = scope_path(&fn, addr - bias, path, MAX_SCOPE_DEPTH);
-
-		scopes = malloc(npath * sizeof(*scopes));
-		if (!scopes)
-			goto out;
-		for (i = 0; i < npath; i++)
-			scopes[i] = path[npath - 1 - i];
-		nscopes = npath;
-		goto chain;
-	}
-	nscopes = dwarf_getscopes(cudie, addr - bias, &scopes);
-	if (nscopes > 0) {
-		/* dwarf_getscopes stops at an inlined scope: restart from that DIE
-		 * to get the chain up to the concrete function */
-		dwarf = dwfl_module_getdwarf(mod, &bias);
-		if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&scopes[0]), &subroutine))
-			goto out;
-		free(scopes);
-		scopes = NULL;
-	} else if (!innermost_die(cudie, addr - bias, &subroutine, 0)) {
-		goto out;
-	}
-	nscopes = dwarf_getscopes_die(&subroutine, &scopes);
-	if (nscopes <= 0)
-		goto out;
-chain:
-	dwarf_getsrcfiles(cudie, &files, NULL);
-
+	nscopes = scopes_at(f, mod, cudie, addr, bias, &scopes);
+	if (nscopes > 0)
+		dwarf_getsrcfiles(cudie, &files, NULL);
 	for (i = 0; i < nscopes && n < max; i++) {
 		Dwarf_Attribute attr;
 		Dwarf_Word value;
@@ -1246,7 +1253,6 @@ chain:
 		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value))
 			line = (int)value;
 	}
-out:
 	free(scopes);
 	if (n == 0 && file) {
 		/* line info without scopes: one frame, named by the caller */

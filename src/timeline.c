@@ -170,27 +170,40 @@ static const char *const colors[TIMELINE_BANDS + 1] = {
 #define LEFT 80.0
 #define TOP 20.0
 
-int timeline__write(FILE *out, const struct timeline *t, struct profile *p, const char *title)
-{
-	uint32_t top[TIMELINE_BANDS], nstacks = 0, id;
-	uint64_t *max = NULL, ymax = 1, v, *cum = NULL;
-	double tmax, x, y;
-	size_t i, k, nb = 0;
-	int b;
-	char label[32];
+/* what the chart shows: the bands and the scale */
+struct layout {
+	uint32_t top[TIMELINE_BANDS];	/* the stacks of the bands, bottom up */
+	size_t nb;			/* how many; band nb is the rest */
+	uint64_t ymax;
+	double tmax;
+	/* cum[i * (TIMELINE_BANDS + 2) + b]: bands 0..b-1 stacked at point i */
+	uint64_t *cum;
+};
 
+#define CUM(l, i, b) ((l)->cum[(i) * (TIMELINE_BANDS + 2) + (b)])
+#define X(l, s) (LEFT + (s) / (l)->tmax * W)
+#define Y(l, b) (TOP + H - (double)(b) / (l)->ymax * H)
+
+/* the bands: the stacks that held most at any point; 0 or -ENOMEM */
+static int lay_out(const struct timeline *t, struct layout *l)
+{
+	uint32_t nstacks = 0, id;
+	uint64_t *max, v, sum;
+	size_t i, k, b;
+
+	memset(l, 0, sizeof(*l));
+	l->ymax = 1;
 	for (i = 0; i < t->npoints; i++)
 		for (k = 0; k < t->points[i].count; k++)
 			if (t->entries[t->points[i].first + k].stack_id > nstacks)
 				nstacks = t->entries[t->points[i].first + k].stack_id;
 	max = calloc(nstacks + 1, sizeof(*max));
-	cum = calloc((t->npoints ? t->npoints : 1) * (TIMELINE_BANDS + 2), sizeof(*cum));
-	if (!max || !cum) {
+	l->cum = calloc((t->npoints ? t->npoints : 1) * (TIMELINE_BANDS + 2), sizeof(*l->cum));
+	if (!max || !l->cum) {
 		free(max);
-		free(cum);
+		free(l->cum);
 		return -ENOMEM;
 	}
-	/* the bands: the stacks that held most at any point */
 	for (i = 0; i < t->npoints; i++) {
 		const struct point *pt = &t->points[i];
 
@@ -200,12 +213,12 @@ int timeline__write(FILE *out, const struct timeline *t, struct profile *p, cons
 			if (e->bytes > max[e->stack_id])
 				max[e->stack_id] = e->bytes;
 		}
-		if (pt->total > ymax)
-			ymax = pt->total;
-		if (pt->rss > ymax)
-			ymax = pt->rss;
+		if (pt->total > l->ymax)
+			l->ymax = pt->total;
+		if (pt->rss > l->ymax)
+			l->ymax = pt->rss;
 	}
-	for (nb = 0; nb < TIMELINE_BANDS; nb++) {
+	for (l->nb = 0; l->nb < TIMELINE_BANDS; l->nb++) {
 		uint32_t best = 0;
 
 		for (id = 1; id <= nstacks; id++)
@@ -213,83 +226,91 @@ int timeline__write(FILE *out, const struct timeline *t, struct profile *p, cons
 				best = id;
 		if (!best)
 			break;
-		top[nb] = best;
+		l->top[l->nb] = best;
 		max[best] = 0;
 	}
-	/* cum[i][b]: bands 0..b-1 stacked at point i; band nb is the rest */
+	free(max);
 	for (i = 0; i < t->npoints; i++) {
 		const struct point *pt = &t->points[i];
-		uint64_t *c = cum + i * (TIMELINE_BANDS + 2), sum = 0;
 
-		for (b = 0; b < (int)nb; b++) {
+		for (b = 0, sum = 0; b < l->nb; b++) {
 			v = 0;
 			for (k = 0; k < pt->count; k++)
-				if (t->entries[pt->first + k].stack_id == top[b])
+				if (t->entries[pt->first + k].stack_id == l->top[b])
 					v = t->entries[pt->first + k].bytes;
-			c[b + 1] = c[b] + v;
+			CUM(l, i, b + 1) = CUM(l, i, b) + v;
 			sum += v;
 		}
-		c[nb + 1] = c[nb] + (pt->total - sum);
+		CUM(l, i, l->nb + 1) = CUM(l, i, l->nb) + (pt->total - sum);
 	}
-	tmax = t->npoints ? t->points[t->npoints - 1].at_s : 1;
-	if (tmax <= 0)
-		tmax = 1;
-#define X(s) (LEFT + (s) / tmax * W)
-#define Y(b) (TOP + H - (double)(b) / ymax * H)
-	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
-	html(out, title);
-	fprintf(out, "</title>\n<style>body{font:13px sans-serif;margin:16px}"
-		"path.band:hover{opacity:.75;cursor:pointer}#tip{position:absolute;background:#fff;"
-		"border:1px solid #999;padding:4px 6px;pointer-events:none;display:none;white-space:pre}"
-		"pre{background:#f6f6f6;padding:8px}</style></head><body>\n<h2>");
-	html(out, title);
-	fprintf(out, "</h2>\n<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+	l->tmax = t->npoints ? t->points[t->npoints - 1].at_s : 1;
+	if (l->tmax <= 0)
+		l->tmax = 1;
+	return 0;
+}
+
+/* the SVG: axes, the bands bottom up, the RSS */
+static void write_chart(FILE *out, const struct timeline *t, struct profile *p,
+			const struct layout *l)
+{
+	char label[32];
+	size_t i;
+	int b;
+
+	fprintf(out, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 		"height=\"%.0f\">\n", LEFT + W + 20, TOP + H + 40);
 	/* axes: bytes at 0, half and the top; seconds at the ends */
 	for (b = 0; b <= 2; b++) {
-		report__human_bytes(ymax * b / 2, label, sizeof(label));
+		report__human_bytes(l->ymax * b / 2, label, sizeof(label));
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", LEFT, LEFT + W,
-			Y(ymax * b / 2), Y(ymax * b / 2), LEFT - 6, Y(ymax * b / 2) + 4, label);
+			Y(l, l->ymax * b / 2), Y(l, l->ymax * b / 2), LEFT - 6,
+			Y(l, l->ymax * b / 2) + 4, label);
 	}
 	fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">0 s</text><text x=\"%.1f\" y=\"%.1f\" "
-		"text-anchor=\"end\">%.1f s</text>\n", LEFT, TOP + H + 18, LEFT + W, TOP + H + 18, tmax);
-	/* the bands, bottom up: the top stacks, then the rest */
-	for (b = 0; b <= (int)nb && t->npoints; b++) {
+		"text-anchor=\"end\">%.1f s</text>\n", LEFT, TOP + H + 18, LEFT + W, TOP + H + 18,
+		l->tmax);
+	for (b = 0; b <= (int)l->nb && t->npoints; b++) {
 		fprintf(out, "<path class=\"band\" data-band=\"%d\" fill=\"%s\" d=\"", b,
-			colors[b < (int)nb ? b : TIMELINE_BANDS]);
-		for (i = 0; i < t->npoints; i++) {
-			x = X(t->points[i].at_s);
-			y = Y(cum[i * (TIMELINE_BANDS + 2) + b + 1]);
-			fprintf(out, "%s%.1f,%.1f", i ? " L" : "M", x, y);
-		}
+			colors[b < (int)l->nb ? b : TIMELINE_BANDS]);
+		for (i = 0; i < t->npoints; i++)
+			fprintf(out, "%s%.1f,%.1f", i ? " L" : "M", X(l, t->points[i].at_s),
+				Y(l, CUM(l, i, b + 1)));
 		for (i = t->npoints; i-- > 0;)
-			fprintf(out, " L%.1f,%.1f", X(t->points[i].at_s), Y(cum[i * (TIMELINE_BANDS + 2) + b]));
+			fprintf(out, " L%.1f,%.1f", X(l, t->points[i].at_s), Y(l, CUM(l, i, b)));
 		fprintf(out, " Z\"><title>");
-		if (b < (int)nb)
-			stack_text(out, p, top[b]);
+		if (b < (int)l->nb)
+			stack_text(out, p, l->top[b]);
 		else
 			fputs("the other stacks", out);
 		fprintf(out, "</title></path>\n");
 	}
-	/* the RSS */
 	if (t->npoints) {
 		fprintf(out, "<polyline id=\"rss\" fill=\"none\" stroke=\"#000\" stroke-width=\"2\" "
 			"points=\"");
 		for (i = 0; i < t->npoints; i++)
-			fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(t->points[i].at_s), Y(t->points[i].rss));
+			fprintf(out, "%s%.1f,%.1f", i ? " " : "", X(l, t->points[i].at_s),
+				Y(l, t->points[i].rss));
 		fprintf(out, "\"><title>RSS of the traced processes</title></polyline>\n");
 	}
-	fprintf(out, "</svg>\n<div id=\"tip\"></div>\n<p>Bands, bottom up (click one for its stack); "
-		"the black line is the RSS:</p>\n<ol start=\"0\" id=\"legend\">\n");
-	for (b = 0; b <= (int)nb; b++) {
+	fprintf(out, "</svg>\n");
+}
+
+/* a line per band: its stack's innermost frame */
+static void write_legend(FILE *out, struct profile *p, const struct layout *l)
+{
+	size_t k;
+	int b;
+
+	fprintf(out, "<ol start=\"0\" id=\"legend\">\n");
+	for (b = 0; b <= (int)l->nb; b++) {
 		fprintf(out, "<li style=\"color:%s\" data-band=\"%d\">",
-			colors[b < (int)nb ? b : TIMELINE_BANDS], b);
-		if (b < (int)nb) {
+			colors[b < (int)l->nb ? b : TIMELINE_BANDS], b);
+		if (b < (int)l->nb) {
 			const struct shown_frame *frames = NULL;
 			int n = 0;
 
-			for (k = 0; k < p->count && p->stacks[k].stack_id != top[b]; k++)
+			for (k = 0; k < p->count && p->stacks[k].stack_id != l->top[b]; k++)
 				;
 			if (k < p->count)
 				n = profile__show(p, &p->stacks[k], &frames);
@@ -299,8 +320,16 @@ int timeline__write(FILE *out, const struct timeline *t, struct profile *p, cons
 		}
 		fprintf(out, "</li>\n");
 	}
-	fprintf(out, "</ol>\n<pre id=\"stack\">(click a band)</pre>\n<script>\n"
-		"var T=[");
+	fprintf(out, "</ol>\n");
+}
+
+/* the points, for the tooltips, and what a click does */
+static void write_script(FILE *out, const struct timeline *t, const struct layout *l)
+{
+	size_t i;
+	int b;
+
+	fprintf(out, "<script>\nvar T=[");
 	for (i = 0; i < t->npoints; i++)
 		fprintf(out, "%s%.3f", i ? "," : "", t->points[i].at_s);
 	fprintf(out, "],R=[");
@@ -309,9 +338,8 @@ int timeline__write(FILE *out, const struct timeline *t, struct profile *p, cons
 	fprintf(out, "],C=[");
 	for (i = 0; i < t->npoints; i++) {
 		fprintf(out, "%s[", i ? "," : "");
-		for (b = 0; b <= (int)nb; b++)
-			fprintf(out, "%s%" PRIu64, b ? "," : "",
-				cum[i * (TIMELINE_BANDS + 2) + b + 1] - cum[i * (TIMELINE_BANDS + 2) + b]);
+		for (b = 0; b <= (int)l->nb; b++)
+			fprintf(out, "%s%" PRIu64, b ? "," : "", CUM(l, i, b + 1) - CUM(l, i, b));
 		fprintf(out, "]");
 	}
 	fprintf(out, "],TMAX=%.3f,LEFT=%.1f,W=%.1f;\n"
@@ -332,8 +360,30 @@ int timeline__write(FILE *out, const struct timeline *t, struct profile *p, cons
 		"var m=/[?&]band=(\\d+)/.exec(location.search),q=m&&"
 		"document.querySelector('path.band[data-band=\"'+m[1]+'\"]');\n"
 		"if(q)document.getElementById('stack').textContent=q.querySelector('title').textContent;\n"
-		"</script>\n</body></html>\n", tmax, LEFT, W);
-	free(max);
-	free(cum);
+		"</script>\n", l->tmax, LEFT, W);
+}
+
+int timeline__write(FILE *out, const struct timeline *t, struct profile *p, const char *title)
+{
+	struct layout l;
+
+	if (lay_out(t, &l))
+		return -ENOMEM;
+	fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>");
+	html(out, title);
+	fprintf(out, "</title>\n<style>body{font:13px sans-serif;margin:16px}"
+		"path.band:hover{opacity:.75;cursor:pointer}#tip{position:absolute;background:#fff;"
+		"border:1px solid #999;padding:4px 6px;pointer-events:none;display:none;white-space:pre}"
+		"pre{background:#f6f6f6;padding:8px}</style></head><body>\n<h2>");
+	html(out, title);
+	fprintf(out, "</h2>\n");
+	write_chart(out, t, p, &l);
+	fprintf(out, "<div id=\"tip\"></div>\n<p>Bands, bottom up (click one for its stack); "
+		"the black line is the RSS:</p>\n");
+	write_legend(out, p, &l);
+	fprintf(out, "<pre id=\"stack\">(click a band)</pre>\n");
+	write_script(out, t, &l);
+	fprintf(out, "</body></html>\n");
+	free(l.cum);
 	return ferror(out) ? -EIO : 0;
 }

@@ -283,27 +283,17 @@ static void draw_header(struct tui *t, struct profile *p, const struct tui_heade
 		 t->filter, t->paused ? " | PAUSED" : "");
 }
 
-void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
-	       const struct tui_header *h, uint64_t now_ns)
+/* the stacks that match the filter, sorted, each with the age of its
+ * oldest live block (one pass over the live blocks); how many */
+static int collect_rows(struct tui *t, struct profile *p, const struct heap *heap,
+			struct row *rows)
 {
-	struct row *rows = calloc(p->count ? p->count : 1, sizeof(*rows));
-	int lines, cols, table, n = 0, i, y, nframes;
-	struct row **by_id = NULL;
-	const struct shown_frame *frames;
 	const struct live_block *b;
+	struct row **by_id = NULL;
 	uint32_t max_id = 0;
 	size_t pos = 0, k;
-	char v1[32], v2[32], v3[32], a[16];
+	int n = 0, i;
 
-	getmaxyx(stdscr, lines, cols);
-	/* a line someone wrote to the terminal meanwhile (stderr) goes too */
-	clearok(stdscr, TRUE);
-	erase();
-	if (!rows) {
-		put_line(0, "tracelloc: out of memory");
-		refresh();
-		return;
-	}
 	for (k = 0; k < p->count; k++) {
 		const struct profile_stack *s = &p->stacks[k];
 
@@ -316,7 +306,6 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 		n++;
 	}
 	qsort(rows, n, sizeof(*rows), by_key);
-	/* the age of each stack's oldest block: one pass over the live blocks */
 	by_id = calloc(max_id + 1, sizeof(*by_id));
 	for (i = 0; by_id && i < n; i++)
 		by_id[rows[i].stack->stack_id] = &rows[i];
@@ -325,22 +314,16 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 		    (!by_id[b->stack_id]->oldest_ns || b->birth_ns < by_id[b->stack_id]->oldest_ns))
 			by_id[b->stack_id]->oldest_ns = b->birth_ns;
 	free(by_id);
+	return n;
+}
 
-	draw_header(t, p, h);
-	/* the table: half of what is left, the selected stack below */
-	table = (lines - 6) / 2;
-	if (table < 3)
-		table = 3;
-	if (t->selected_id)
-		for (i = 0; i < n; i++)
-			if (rows[i].stack->stack_id == t->selected_id)
-				t->selected = i;
-	if (t->selected >= n)
-		t->selected = n ? n - 1 : 0;
-	if (t->selected < t->first)
-		t->first = t->selected;
-	if (t->selected >= t->first + table)
-		t->first = t->selected - table + 1;
+/* the table's lines from t->first, the selected one in reverse */
+static void draw_rows(struct tui *t, struct profile *p, struct row *rows, int n, int table,
+		      int cols, uint64_t now_ns)
+{
+	char v1[32], v2[32], v3[32], a[16];
+	int i, y;
+
 	attron(A_UNDERLINE);
 	put_line(3, "%-*s %9s %8s %8s %10s %6s", cols > 50 ? cols - 48 : 2, "stack (innermost)",
 		 "live", "count", "calls", "growth/s", "oldest");
@@ -366,20 +349,61 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	}
 	if (!n)
 		put_line(4, t->have_re ? "no stack matches the filter" : "no allocation yet");
-	/* the selected stack, whole */
-	y = 5 + table;
+}
+
+/* the selected stack, whole, from line y */
+static void draw_selected(struct profile *p, const struct profile_stack *s, int y, int lines,
+			  int cols)
+{
+	const struct shown_frame *frames;
+	int nframes = profile__show(p, s, &frames), i;
+
+	put_line(y - 1, "-- selected stack ");
+	mvhline(y - 1, 18, '-', cols > 18 ? cols - 18 : 0);
+	for (i = 0; i < nframes && y < lines - 1; i++, y++) {
+		if (frames[i].file)
+			put_line(y, "%s%.*s  %s:%d", frames[i].inlined ? "  [inlined] " : "  ",
+				 cols / 2, frames[i].function, frames[i].file, frames[i].line);
+		else
+			put_line(y, "  %.*s", cols - 2, frames[i].function);
+	}
+}
+
+void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
+	       const struct tui_header *h, uint64_t now_ns)
+{
+	struct row *rows = calloc(p->count ? p->count : 1, sizeof(*rows));
+	int lines, cols, table, n, i;
+
+	getmaxyx(stdscr, lines, cols);
+	/* a line someone wrote to the terminal meanwhile (stderr) goes too */
+	clearok(stdscr, TRUE);
+	erase();
+	if (!rows) {
+		put_line(0, "tracelloc: out of memory");
+		refresh();
+		return;
+	}
+	n = collect_rows(t, p, heap, rows);
+	draw_header(t, p, h);
+	/* the table: half of what is left, the selected stack below */
+	table = (lines - 6) / 2;
+	if (table < 3)
+		table = 3;
+	if (t->selected_id)
+		for (i = 0; i < n; i++)
+			if (rows[i].stack->stack_id == t->selected_id)
+				t->selected = i;
+	if (t->selected >= n)
+		t->selected = n ? n - 1 : 0;
+	if (t->selected < t->first)
+		t->first = t->selected;
+	if (t->selected >= t->first + table)
+		t->first = t->selected - table + 1;
+	draw_rows(t, p, rows, n, table, cols, now_ns);
 	if (n) {
 		t->selected_id = rows[t->selected].stack->stack_id;
-		nframes = profile__show(p, rows[t->selected].stack, &frames);
-		put_line(y - 1, "-- selected stack ");
-		mvhline(y - 1, 18, '-', cols > 18 ? cols - 18 : 0);
-		for (i = 0; i < nframes && y < lines - 1; i++, y++) {
-			if (frames[i].file)
-				put_line(y, "%s%.*s  %s:%d", frames[i].inlined ? "  [inlined] " : "  ",
-					 cols / 2, frames[i].function, frames[i].file, frames[i].line);
-			else
-				put_line(y, "  %.*s", cols - 2, frames[i].function);
-		}
+		draw_selected(p, rows[t->selected].stack, 5 + table, lines, cols);
 	}
 	/* the keys, or the filter being typed */
 	if (t->editing)
