@@ -1020,6 +1020,13 @@ static bool is_function(Dwarf_Die *die)
  * because dwarf_getscopes (libdw 0.188) prunes DW_TAG_namespace, which has
  * no pc range, and rustc puts nearly every function inside one.
  */
+/* a DIE that may hold functions without having a pc range of its own */
+static bool holds_functions(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_structure_type ||
+	       tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
 static bool innermost_die(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *result, int depth)
 {
 	Dwarf_Die child;
@@ -1027,15 +1034,12 @@ static bool innermost_die(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *result, i
 	if (depth > 64 || dwarf_child(parent, &child) != 0)
 		return false;
 	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_structure_type:
-		case DW_TAG_class_type:
-		case DW_TAG_union_type:
+		if (holds_functions(dwarf_tag(&child))) {
 			if (innermost_die(&child, pc, result, depth + 1))
 				return true;
-			break;
+			continue;
+		}
+		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram:
 		case DW_TAG_inlined_subroutine:
 		case DW_TAG_lexical_block:
@@ -1063,14 +1067,11 @@ static void collect_functions(Dwarf_Die *parent, struct fn_list *l, int depth)
 	if (depth > 32 || dwarf_child(parent, &child) != 0)
 		return;
 	do {
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_namespace:
-		case DW_TAG_module:
-		case DW_TAG_structure_type:
-		case DW_TAG_class_type:
-		case DW_TAG_union_type:
+		if (holds_functions(dwarf_tag(&child))) {
 			collect_functions(&child, l, depth + 1);
-			break;
+			continue;
+		}
+		switch (dwarf_tag(&child)) {
 		case DW_TAG_subprogram: {
 			Dwarf_Addr base, start, end;
 			ptrdiff_t off = 0;
