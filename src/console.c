@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/* the terminal's side of a run (see console.h) */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "console.h"
+#include "events.h"
+#include "heap.h"
+#include "http.h"
+#include "options.h"
+#include "processes.h"
+#include "profile.h"
+#include "recording.h"
+#include "report.h"
+#include "say.h"
+#include "traced.h"
+#include "tracer.h"
+#include "tui.h"
+
+struct console {
+	const struct options *opts;
+	struct traced *traced;
+	struct recording *rec;
+	struct tracer *tracer;
+	struct http *http;
+	FILE *report_out;
+	struct tui *tui;			/* --tui, once tracing runs */
+	struct heap_stats live_line_from;	/* the heap at the last live line */
+	struct heap_stats last_report;		/* the heap when the last report was printed */
+	bool reported;
+	unsigned int report_generation;		/* the recording's, at that report */
+};
+
+struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
+			     struct tracer *tracer, struct http *http, FILE *report_out)
+{
+	struct console *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->opts = o;
+	c->traced = t;
+	c->rec = rec;
+	c->tracer = tracer;
+	c->http = http;
+	c->report_out = report_out;
+	return c;
+}
+
+void console__destroy(struct console *c)
+{
+	if (!c)
+		return;
+	tui__destroy(c->tui);
+	free(c);
+}
+
+void console__announce(struct console *c)
+{
+	traced__announce(c->traced, stderr);
+	if (c->http)
+		fprintf(stderr, "tracelloc: serving http://%s/debug/pprof/heap and /metrics\n",
+			http__address(c->http));
+}
+
+static void print_report(struct console *c)
+{
+	struct heap *heap = recording__heap(c->rec);
+	struct report_opts ro = {
+		.top = c->opts->top,
+		.min_age_ns = (uint64_t)(c->opts->min_age_s * 1e9),
+		.sort = c->opts->sort,
+		.color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR"),
+		.now_ns = clock__now_ns(),
+		.short_lived_ns = (uint64_t)(c->opts->short_lived_ms * 1e6),
+		.sizes = c->opts->verbose > 0,
+	};
+	struct profile *p;
+	int err;
+
+	if (!c->opts->top)
+		return;
+	c->last_report = *heap__stats(heap);
+	c->reported = true;
+	c->report_generation = recording__generation(c->rec);
+	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
+	err = p ? report__top(c->report_out, p, heap, &ro) : -ENOMEM;
+	if (err)
+		say(err, "cannot print the report");
+	profile__destroy(p);
+}
+
+void console__stream_closed(int fd, char *ending, size_t ending_size)
+{
+	snprintf(ending, ending_size, "standard %s closed",
+		 fd == STDOUT_FILENO ? "output" : "error");
+}
+
+/* a report that found its reader gone (EPIPE): the end of the trace, as Ctrl-C */
+static bool report_reader_gone(struct console *c, char *ending, size_t ending_size)
+{
+	struct pollfd pfd = { .fd = fileno(c->report_out) };
+	bool gone;
+
+	if (!ferror(c->report_out))
+		return false;
+	gone = errno == EPIPE ||
+	       (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)));
+	clearerr(c->report_out);
+	if (gone)
+		console__stream_closed(pfd.fd, ending, ending_size);
+	return gone;
+}
+
+int console__start_tui(struct console *c)
+{
+	return tui__new(&c->tui);
+}
+
+int console__keys_fd(const struct console *c)
+{
+	return c->tui ? tui__fd(c->tui) : -1;
+}
+
+enum tui_action console__keys(struct console *c)
+{
+	return tui__keys(c->tui);
+}
+
+void console__draw(struct console *c, bool force)
+{
+	struct profile *p;
+	struct loss loss;
+	char target[192];
+	struct tui_header h = {
+		.target = target,
+		.traced_s = clock__now_ns() / 1e9 - recording__start_s(c->rec),
+	};
+
+	if (!c->tui || (tui__paused(c->tui) && !force))
+		return;
+	recording__rate(c->rec, &h.calls_per_s, &h.bytes_per_s);
+	traced__name(c->traced, target, sizeof(target));
+	tracer__loss(c->tracer, &loss);
+	h.lost = loss.lost_allocs + loss.lost_frees;
+	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
+	if (!p)
+		return;
+	tui__draw(c->tui, p, recording__heap(c->rec), &h, clock__now_ns());
+	profile__destroy(p);
+}
+
+bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t ending_size)
+{
+	const struct heap_stats *now = heap__stats(recording__heap(c->rec));
+	struct loss loss;
+
+	if (c->tui) {
+		console__draw(c, false);
+		return true;
+	}
+	if (c->opts->interval_s <= 0)
+		return true;
+	tracer__loss(c->tracer, &loss);
+	report__live_line(c->report_out, clock__now_ns() / 1e9 - recording__start_s(c->rec), now,
+			  &c->live_line_from, c->opts->interval_s * intervals, &loss);
+	c->live_line_from = *now;
+	print_report(c);
+	return !report_reader_gone(c, ending, ending_size);
+}
+
+static void print_summary(struct console *c, const char *ending)
+{
+	const struct heap_stats *st = heap__stats(recording__heap(c->rec));
+	struct processes *ps = recording__processes(c->rec);
+	double start_s = recording__start_s(c->rec);
+	struct events *ev = recording__events(c->rec);
+	struct summary sum = {
+		.pid = traced__first_pid(c->traced),
+		.traced_s = recording__traced_s(c->rec),
+		.ending = ending,
+		.stats = *st,
+		.sample_bytes = c->opts->sample_bytes,
+		.execs = traced__execs(c->traced),
+		.several = traced__several(c->traced),
+		.processes = ps ? processes__count(ps) : 0,
+		.untraced_processes = traced__untraced(c->traced),
+	};
+
+	if (st->peak_ns / 1e9 > start_s)
+		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
+	tracer__loss(c->tracer, &sum.loss);
+	report__summary(c->report_out, &sum);
+	if (events__malformed(ev))
+		fprintf(stderr, "tracelloc: %llu malformed records ignored\n",
+			(unsigned long long)events__malformed(ev));
+}
+
+/* -v: what serving pages cost, and how long the ring buffer was left unread at most, at
+ * all and while writing */
+static void describe_costs(struct console *c)
+{
+	struct events *ev = recording__events(c->rec);
+	const struct http_stats *st;
+
+	if (!c->opts->verbose)
+		return;
+	if (c->http) {
+		st = http__stats(c->http);
+		fprintf(stderr, "tracelloc: http: %llu requests, %.1f ms serving them, at most "
+			"%.2f ms at once; connections dropped: %llu without headers in time, "
+			"%llu for room\n", (unsigned long long)st->requests, st->busy_ns / 1e6,
+			st->longest_run_ns / 1e6, (unsigned long long)st->dropped_late,
+			(unsigned long long)st->dropped_for_room);
+	}
+	fprintf(stderr, "tracelloc: the ring buffer was read at least every %.2f ms",
+		events__longest_gap_ns(ev) / 1e6);
+	if (events__longest_writing_gap_ns(ev))
+		fprintf(stderr, ", every %.2f ms while pages and files were written",
+			events__longest_writing_gap_ns(ev) / 1e6);
+	fputc('\n', stderr);
+}
+
+void console__finish(struct console *c, const char *ending)
+{
+	struct heap *heap = recording__heap(c->rec);
+	pid_t pid;
+
+	tui__destroy(c->tui);
+	c->tui = NULL;
+	heap__finish(heap);
+	/* the last point: the end */
+	recording__sample_timeline(c->rec, recording__wants_rss(c->rec) ?
+				   traced__rss(c->traced) : 0);
+	/* the last periodic report may already say it all (of this heap: an exec
+	 * since starts another) */
+	if (!c->reported || c->report_generation != recording__generation(c->rec) ||
+	    memcmp(&c->last_report, heap__stats(heap), sizeof(c->last_report)))
+		print_report(c);
+	print_summary(c, ending);
+	describe_costs(c);
+	pid = traced__terminate(c->traced);
+	if (pid)
+		fprintf(stderr, "tracelloc: sent SIGTERM to pid %d, the command it started\n", pid);
+}

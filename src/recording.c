@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/* the heap and what is kept beside it (see recording.h) */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "events.h"
+#include "filter.h"
+#include "growth.h"
+#include "heap.h"
+#include "options.h"
+#include "processes.h"
+#include "profile.h"
+#include "recording.h"
+#include "say.h"
+#include "symbolize.h"
+#include "threads.h"
+#include "timeline.h"
+
+struct recording {
+	const struct options *opts;
+	struct events *events;
+	struct heap *heap;
+	struct growth *growth;		/* --sort growth or --tui, else NULL */
+	struct timeline *timeline;	/* --timeline, else NULL */
+	struct threads *threads;	/* --per-thread, else NULL */
+	struct processes *processes;	/* several, else NULL */
+	struct filter *filter;
+	unsigned int generation;
+	void (*idle)(void *ctx);
+	void *idle_ctx;
+	double start_s, stopped_s;
+	/* allocation rate over the last tick, for /metrics and the TUI */
+	struct heap_stats rate_from;
+	uint64_t rate_from_ns;
+	double calls_per_s, bytes_per_s;
+};
+
+static struct heap *new_heap(const struct options *o)
+{
+	struct heap *h = heap__new();
+
+	if (!h)
+		return NULL;
+	heap__set_sampling(h, o->sample_bytes);
+	heap__set_short_lived(h, (uint64_t)(o->short_lived_ms * 1e6));
+	/* the median lifetime (--sort short-lived) and the sizes (-v) */
+	heap__set_histograms(h, o->sort == SORT_SHORT_LIVED || o->verbose);
+	return h;
+}
+
+static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frames,
+				  uint32_t nframes, uint64_t *buf)
+{
+	/* no symbolizer of its own (a fork's child sharing): its maps are its parent's */
+	if (!ctx)
+		return frames;
+	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
+}
+
+/* the filters of the command line, checked before anything is touched */
+int recording__filter(const struct options *o, struct filter **out)
+{
+	size_t i;
+
+	*out = filter__new(o->default_filters);
+	if (!*out)
+		return say(-ENOMEM, "cannot build the filters");
+	for (i = 0; i < o->nexcludes; i++)
+		if (filter__exclude(*out, o->excludes[i]))
+			return say(0, "invalid --exclude '%s'", o->excludes[i]);
+	for (i = 0; i < o->nincludes; i++)
+		if (filter__include(*out, o->includes[i]))
+			return say(0, "invalid --include '%s'", o->includes[i]);
+	return 0;
+}
+
+int recording__new(const struct options *o, bool several, int ncpus, size_t ring_bytes,
+		   struct filter *filter, struct recording **out)
+{
+	struct recording *r = calloc(1, sizeof(*r));
+
+	*out = r;
+	if (!r) {
+		filter__destroy(filter);
+		return say(-ENOMEM, "cannot start");
+	}
+	r->opts = o;
+	r->filter = filter;
+	r->heap = new_heap(o);
+	if (!r->heap)
+		return say(-ENOMEM, "cannot start");
+	if ((o->sort == SORT_GROWTH || o->tui) && !(r->growth = growth__new(o->growth_window)))
+		return say(-ENOMEM, "cannot start");
+	if (o->timeline_path && !(r->timeline = timeline__new()))
+		return say(-ENOMEM, "cannot start");
+	r->events = events__new(ncpus, ring_bytes, r->heap);
+	if (!r->events)
+		return say(-errno, "cannot create the BPF ring buffers");
+	events__follow_exec(r->events, !o->no_follow_exec);
+	events__set_frames_fn(r->events, map_frames);
+	if (o->per_thread) {
+		r->threads = threads__new();
+		if (!r->threads)
+			return say(-ENOMEM, "cannot start");
+		events__set_threads(r->events, r->threads);
+	}
+	if (several && !(r->processes = processes__new()))
+		return say(-ENOMEM, "cannot start");
+	return 0;
+}
+
+/* the heap after the events that fill it, the symbolizers (processes) before */
+void recording__destroy(struct recording *r)
+{
+	if (!r)
+		return;
+	threads__destroy(r->threads);
+	growth__destroy(r->growth);
+	timeline__destroy(r->timeline);
+	filter__destroy(r->filter);
+	processes__destroy(r->processes);
+	events__destroy(r->events);
+	heap__destroy(r->heap);
+	free(r);
+}
+
+struct events *recording__events(const struct recording *r)
+{
+	return r->events;
+}
+
+struct heap *recording__heap(const struct recording *r)
+{
+	return r->heap;
+}
+
+struct processes *recording__processes(const struct recording *r)
+{
+	return r->processes;
+}
+
+struct timeline *recording__timeline(const struct recording *r)
+{
+	return r->timeline;
+}
+
+unsigned int recording__generation(const struct recording *r)
+{
+	return r->generation;
+}
+
+void recording__set_idle(struct recording *r, void (*fn)(void *ctx), void *ctx)
+{
+	r->idle = fn;
+	r->idle_ctx = ctx;
+}
+
+struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer)
+{
+	struct profile_opts popts = {
+		.symbolizer = r->processes ? NULL : sym,
+		.processes = r->processes,
+		.filter = r->filter,
+		.allocator_frame = for_writer && r->opts->allocator_frame,
+		.threads = r->threads,
+		.growth = r->growth,
+		.idle = r->idle,
+		.idle_ctx = r->idle_ctx,
+	};
+
+	return profile__snapshot(r->heap, &popts);
+}
+
+int recording__reset(struct recording *r)
+{
+	struct heap *heap = new_heap(r->opts);
+
+	if (!heap)
+		return -ENOMEM;
+	/* the old program's stacks are gone: so is their history */
+	if (r->growth) {
+		growth__destroy(r->growth);
+		r->growth = growth__new(r->opts->growth_window);
+	}
+	heap__destroy(r->heap);
+	r->heap = heap;
+	events__set_heap(r->events, heap);
+	memset(&r->rate_from, 0, sizeof(r->rate_from));
+	r->generation++;
+	return 0;
+}
+
+void recording__drop_process(struct recording *r, uint32_t idx, const char *how)
+{
+	heap__drop_tag(r->heap, PROC_TAG(idx), PROC_MASK);
+	processes__ended(r->processes, idx, how);
+}
+
+/* a fork's child frame for frame: the child's number where the parent's was */
+struct retag_ctx {
+	uint32_t to;
+};
+
+static void retag_frames(void *ctx, const uint64_t *frames, uint32_t n, uint64_t *out)
+{
+	const struct retag_ctx *rc = ctx;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (IS_PROCESS_FRAME(frames[i]))
+			out[i] = PROCESS_FRAME(rc->to);
+		else if (IS_THREAD_FRAME(frames[i]))
+			out[i] = frames[i];
+		else
+			out[i] = (frames[i] & ~PROC_MASK) | PROC_TAG(rc->to);
+	}
+}
+
+int recording__copy_process(struct recording *r, uint32_t from, uint32_t to)
+{
+	struct retag_ctx rc = { .to = to };
+
+	return heap__copy_tag(r->heap, PROC_TAG(from), PROC_TAG(to), PROC_MASK, retag_frames, &rc);
+}
+
+void recording__begin(struct recording *r)
+{
+	r->start_s = clock__now_ns() / 1e9;
+	r->rate_from_ns = clock__now_ns();
+}
+
+void recording__stop(struct recording *r)
+{
+	r->stopped_s = clock__now_ns() / 1e9;
+}
+
+double recording__start_s(const struct recording *r)
+{
+	return r->start_s;
+}
+
+double recording__traced_s(const struct recording *r)
+{
+	return (r->stopped_s ? r->stopped_s : clock__now_ns() / 1e9) - r->start_s;
+}
+
+bool recording__wants_rss(const struct recording *r)
+{
+	return r->timeline != NULL;
+}
+
+void recording__sample_timeline(struct recording *r, uint64_t rss_bytes)
+{
+	if (r->timeline && timeline__sample(r->timeline, heap__stacks(r->heap),
+					    clock__now_ns() / 1e9 - r->start_s, rss_bytes))
+		say(-ENOMEM, "cannot keep the timeline");
+}
+
+static void update_rate(struct recording *r)
+{
+	const struct heap_stats *now = heap__stats(r->heap);
+	uint64_t t = clock__now_ns();
+	double elapsed_s = (t - r->rate_from_ns) / 1e9;
+
+	if (elapsed_s <= 0)
+		return;
+	r->calls_per_s = (now->alloc_calls - r->rate_from.alloc_calls) / elapsed_s;
+	r->bytes_per_s = (now->alloc_bytes - r->rate_from.alloc_bytes) / elapsed_s;
+	r->rate_from = *now;
+	r->rate_from_ns = t;
+}
+
+void recording__tick(struct recording *r, uint64_t rss_bytes)
+{
+	if (r->growth && growth__sample(r->growth, heap__stacks(r->heap), clock__now_ns()))
+		say(-ENOMEM, "cannot keep the growth of the stacks");
+	recording__sample_timeline(r, rss_bytes);
+	update_rate(r);
+}
+
+void recording__rate(const struct recording *r, double *calls_per_s, double *bytes_per_s)
+{
+	*calls_per_s = r->calls_per_s;
+	*bytes_per_s = r->bytes_per_s;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_RECORDING_H
+#define TRACELLOC_RECORDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * What a run records: the rings' reader and the heap it fills, and what
+ * the options keep beside it (the growth of each stack, the timeline, the
+ * names of threads, the processes' numbers), the filter the views apply,
+ * and the allocation rate. An exec (with one process) starts it afresh; a
+ * fork copies a process's blocks to its child.
+ */
+struct recording;
+struct options;
+struct events;
+struct filter;
+struct heap;
+struct processes;
+struct profile;
+struct symbolizer;
+struct timeline;
+
+/* --exclude, --include and the default filters; a line and 1 for a bad one */
+int recording__filter(const struct options *o, struct filter **out);
+
+/* for o; several: the run traces several processes (their numbers are kept
+ * here); ncpus rings of ring_bytes each; takes filter. 0, or a line and 1 */
+int recording__new(const struct options *o, bool several, int ncpus, size_t ring_bytes,
+		   struct filter *filter, struct recording **out);
+void recording__destroy(struct recording *r);
+
+struct events *recording__events(const struct recording *r);
+struct heap *recording__heap(const struct recording *r);
+/* several processes: their numbers and symbolizers; else NULL */
+struct processes *recording__processes(const struct recording *r);
+/* --timeline, else NULL */
+struct timeline *recording__timeline(const struct recording *r);
+/* how many times the heap was started afresh (recording__reset) */
+unsigned int recording__generation(const struct recording *r);
+
+/* fn(ctx) while a snapshot is taken or written: the rings are read meanwhile */
+void recording__set_idle(struct recording *r, void (*fn)(void *ctx), void *ctx);
+/* the model as of now, named by sym with one process; for_writer: files and
+ * pages (--allocator-frame), not the report or the TUI. NULL: out of memory */
+struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer);
+
+/* one process called exec: its old program's heap and history go; -ENOMEM */
+int recording__reset(struct recording *r);
+/* several: process idx's blocks go, and it ended as how says */
+void recording__drop_process(struct recording *r, uint32_t idx, const char *how);
+/* several: process to holds what process from holds now (a fork); negative errno */
+int recording__copy_process(struct recording *r, uint32_t from, uint32_t to);
+
+/* tracing begins, or has ended: the times of the summary and the rate */
+void recording__begin(struct recording *r);
+void recording__stop(struct recording *r);
+double recording__start_s(const struct recording *r);
+/* from the beginning to the end, or to now while tracing */
+double recording__traced_s(const struct recording *r);
+
+/* a tick: growth and timeline sampled (rss_bytes: the processes' resident
+ * memory, asked for only when recording__wants_rss), the rate measured */
+bool recording__wants_rss(const struct recording *r);
+void recording__tick(struct recording *r, uint64_t rss_bytes);
+/* --timeline: a point now (the last one, at the end) */
+void recording__sample_timeline(struct recording *r, uint64_t rss_bytes);
+/* allocations over the last tick */
+void recording__rate(const struct recording *r, double *calls_per_s, double *bytes_per_s);
+
+#endif

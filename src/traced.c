@@ -1,0 +1,1323 @@
+// SPDX-License-Identifier: GPL-2.0
+/* the traced processes, by slot (see traced.h) */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "clock.h"
+#include "events.h"
+#include "heap.h"
+#include "holds.h"
+#include "options.h"
+#include "processes.h"
+#include "procfs.h"
+#include "recording.h"
+#include "say.h"
+#include "stacks.h"
+#include "symbolize.h"
+#include "target.h"
+#include "text.h"
+#include "traced.h"
+#include "tracer.h"
+#include "tracelloc.h"
+#include "unwinder.h"
+
+/* one traced process, in the BPF slot of the same index */
+struct proc {
+	bool live;			/* the slot is taken */
+	uint32_t idx;			/* its number in processes (several); 0 with one */
+	struct target *target;
+	struct attach *attach;
+	struct symbolizer *symbolizer;	/* with one process; else processes own them */
+	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
+	uint32_t probes_gen;		/* maps_gen when its probes were last brought up to date */
+	bool main_exit_told;		/* the probes stopped with the main thread, said once */
+	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
+	int nexecs;			/* execs followed */
+	bool execs_cut;			/* execs keeps the first and the latest only */
+	bool exec_unsettled;		/* the last one's libraries are not probed yet */
+	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
+	bool sym_shared;		/* a fork's child naming frames with its parent's symbolizer */
+};
+
+struct traced {
+	const struct options *opts;
+	bool several;			/* --follow-forks, --comm, -p with several pids */
+	struct proc procs[MAX_PROCS];
+	struct proc *first;		/* what was asked for first: the summary's pid */
+	char first_ending[256];		/* several: how the first ended */
+	uint64_t untraced;		/* processes that came when every slot was taken */
+	struct tracer *tracer;
+	struct recording *rec;
+	struct holds *holds;
+	struct closer *closer;
+	/* the loop that watches the processes' exits, while tracing */
+	struct loop *loop;
+	loop_fn on_exit;
+	void *loop_ctx;
+	/* new stacks since the maps were last read for the symbolizers */
+	uint32_t stacks_at_refresh;
+	unsigned int rec_generation;
+	uint64_t refreshed_ns;
+};
+
+/* -vv: each read that came late */
+#define LATE_READ_NS 50000000ULL
+
+static int watch_proc(struct traced *t, struct proc *p);
+static void unwatch_proc(struct traced *t, struct proc *p);
+static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t ending_size);
+
+/* -EINVAL at this step: the kernel refuses a uprobe where another tool's
+ * probe on the same instruction uses a different reference counter (BCC's
+ * memleak does) */
+static const char attach_probes_step[] = "cannot attach probes to pid %d";
+
+static pid_t proc_pid(const struct proc *p)
+{
+	return target__pid(p->target);
+}
+
+static uint32_t slot_of(const struct traced *t, const struct proc *p)
+{
+	return (uint32_t)(p - t->procs);
+}
+
+static struct proc_state *bpf_state(struct traced *t, const struct proc *p)
+{
+	return tracer__state(t->tracer, slot_of(t, p));
+}
+
+/* a free slot, or NULL when MAX_PROCS are traced (or one with one process) */
+static struct proc *free_slot(struct traced *t)
+{
+	size_t i, n = t->several ? MAX_PROCS : 1;
+
+	for (i = 0; i < n; i++)
+		if (!t->procs[i].live && !t->procs[i].target)
+			return &t->procs[i];
+	return NULL;
+}
+
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (procfs__read(path, buf, size) <= 0)
+		snprintf(buf, size, "?");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* -p PID: one line on what went wrong */
+static int open_pid(struct traced *t, pid_t pid)
+{
+	struct proc *p = free_slot(t);
+	int err;
+
+	if (!p)
+		return say(0, "too many processes: at most %d are traced at once", MAX_PROCS);
+	err = target__open(pid, &p->target);
+	if (err == -ESRCH)
+		return say(0, "no process with pid %d", pid);
+	if (err == -EPERM)
+		return say(0, "pid %d is a kernel thread: it has no heap to trace", pid);
+	if (err == -EINVAL)
+		return say(0, "tracelloc cannot trace itself");
+	if (err)
+		return say(err, "cannot open pid %d", pid);
+	/* -p 12,12 or a thread id of a process given already */
+	for (size_t i = 0; i < (size_t)(p - t->procs); i++)
+		if (target__pid(t->procs[i].target) == target__pid(p->target)) {
+			target__destroy(p->target);
+			p->target = NULL;
+			return 0;
+		}
+	p->live = true;
+	return 0;
+}
+
+/* --comm: the processes of that name that run now (ours excepted) */
+static int open_comm(struct traced *t)
+{
+	struct dirent *d;
+	struct proc *p;
+	char comm[32];
+	DIR *dir;
+	pid_t pid;
+	size_t i;
+	bool known;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return say(-errno, "cannot read /proc");
+	while ((d = readdir(dir))) {
+		pid = (pid_t)atoi(d->d_name);
+		if (pid <= 0 || pid == getpid())
+			continue;
+		read_comm(pid, comm, sizeof(comm));
+		if (strcmp(comm, t->opts->comm))
+			continue;
+		for (i = 0, known = false; i < MAX_PROCS; i++)
+			known |= t->procs[i].target && target__pid(t->procs[i].target) == pid;
+		/* caught by the exec hook already (held, its record waiting) */
+		if (!known && t->tracer)
+			known = tracer__traced(t->tracer, pid);
+		if (known)
+			continue;
+		p = free_slot(t);
+		if (!p) {
+			t->untraced++;
+			continue;
+		}
+		/* gone meanwhile, or a kernel thread of that name: not ours to trace */
+		if (target__open(pid, &p->target)) {
+			p->target = NULL;
+			continue;
+		}
+		p->live = true;
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int open_targets(struct traced *t)
+{
+	struct target_user user;
+	struct proc *p;
+	size_t i;
+	int err;
+
+	t->several = t->opts->npids > 1 || t->opts->follow_forks || t->opts->comm;
+	for (i = 0; i < t->opts->npids; i++) {
+		err = open_pid(t, t->opts->pids[i]);
+		if (err)
+			return err;
+	}
+	if (t->opts->comm && (err = open_comm(t)))
+		return err;
+	if (t->opts->command) {
+		p = &t->procs[0];
+		if (t->opts->user) {
+			err = target__find_user(t->opts->user, &user);
+			if (err == -ENOENT)
+				return say(0, "--user %s: no such user", t->opts->user);
+			if (err)
+				return say(err, "--user %s", t->opts->user);
+		}
+		err = target__launch_as(t->opts->command, t->opts->user ? &user : NULL, &p->target);
+		if (err == -ECHILD)
+			return say(0, "'%s' exited before its libraries were loaded", t->opts->command[0]);
+		if (err)
+			return say(err, "cannot run '%s'", t->opts->command[0]);
+		p->live = true;
+	}
+	t->first = t->procs[0].live ? &t->procs[0] : NULL;
+	return 0;
+}
+
+/* the process has exited (its pidfd polls readable) */
+static bool proc_gone(const struct proc *p)
+{
+	struct pollfd pfd = { .fd = target__pidfd(p->target), .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
+/* found by --comm's name, not asked for by pid: one that exits while
+ * tracelloc attaches is let go, not the end of the trace */
+static bool found_by_name(const struct traced *t, const struct proc *p)
+{
+	size_t j;
+
+	if (!t->opts->comm || !p->target)
+		return false;
+	for (j = 0; j < t->opts->npids; j++)
+		if (t->opts->pids[j] == proc_pid(p))
+			return false;
+	return true;
+}
+
+/* why a process cannot be traced, as one line after "tracelloc: " */
+static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, size_t size)
+{
+	if (err == -ENOENT)
+		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (glibc, jemalloc, "
+			 "tcmalloc, mimalloc, musl)", pid);
+	else if (err == -ENOEXEC)
+		snprintf(buf, size, "pid %d runs a static binary without a symbol table (stripped): "
+			 "nothing names its malloc", pid);
+	else if (err == -EMEDIUMTYPE)
+		snprintf(buf, size, "pid %d uses an allocator tracelloc does not trace (malloc is "
+			 "defined in %s)", pid, attach__culprit(a));
+	else
+		snprintf(buf, size, "cannot read the objects mapped by pid %d: %s", pid,
+			 strerror(-err));
+}
+
+static int find_allocator(struct traced *t, struct proc *p)
+{
+	struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
+					     .no_mmap = t->opts->no_mmap,
+					     .closer = t->closer };
+	pid_t pid = proc_pid(p);
+	char why[512];
+	int err;
+
+	p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
+	if (!p->attach)
+		return say(-ENOMEM, "cannot attach");
+	err = attach__find(p->attach);
+	if (err && found_by_name(t, p))
+		return err;	/* not told: let go */
+	/* a process that has just exited maps nothing: say that, not "no allocator" */
+	if (err == -ESRCH || (err && proc_gone(p)))
+		return say(0, "pid %d exited while attaching", pid);
+	if (err) {
+		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		return say(0, "%s", why);
+	}
+	return 0;
+}
+
+/* --comm: a process found by name that cannot be traced is left out */
+static void drop_proc(struct traced *t, struct proc *p)
+{
+	attach__destroy(p->attach);
+	p->attach = NULL;
+	target__destroy(p->target);
+	p->target = NULL;
+	p->live = false;
+	if (t->first == p)
+		t->first = NULL;
+}
+
+int traced__find_allocators(struct traced *t)
+{
+	struct proc *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (!p->live)
+			continue;
+		err = find_allocator(t, p);
+		if (!err)
+			continue;
+		/* asked for by pid or by command: the trace cannot be what was asked */
+		if (!found_by_name(t, p))
+			return err;
+		drop_proc(t, p);
+	}
+	/* the slots in order, the first one first */
+	for (i = 0; i < MAX_PROCS && !t->first; i++)
+		if (t->procs[i].live)
+			t->first = &t->procs[i];
+	if (t->first && t->first != &t->procs[0]) {
+		t->procs[0] = *t->first;
+		memset(t->first, 0, sizeof(*t->first));
+		t->first = &t->procs[0];
+	}
+	return 0;
+}
+
+/*
+ * The system-call tracepoints, for a process whose mappings no probe of its
+ * libc sees: every system call of every process on the host pays for them
+ * while they are attached, so only then, and the user is told.
+ */
+static void watch_system_calls(struct traced *t, struct proc *p)
+{
+	int err = tracer__watch_system_calls(t->tracer);
+
+	if (err < 0)
+		fprintf(stderr, "tracelloc: pid %d: cannot trace its mappings at the system calls "
+			"(%s): its mmap'd memory is not counted\n", proc_pid(p), strerror(-err));
+	else if (err > 0)
+		fprintf(stderr, "tracelloc: pid %d makes its mmap calls where no probe sees them "
+			"(%s): they are traced at the system calls, which every process on this "
+			"host pays for while tracelloc runs (about 1.2x on a system call; --no-mmap "
+			"goes without)\n", proc_pid(p),
+			attach__go(p->attach) ? "Go's runtime" : "a static executable");
+}
+
+/* the program's mappings made by the loader (a dlopen'ed library's .bss)
+ * are its own: where its code is now; and where its mappings are seen */
+static void set_loader(struct traced *t, struct proc *p)
+{
+	bool probed = attach__maps_probed(p->attach);
+	struct proc_state *state = bpf_state(t, p);
+	uint64_t start, end, code_start[MAX_ALLOC_CODE] = {}, code_end[MAX_ALLOC_CODE] = {};
+	int i;
+
+	attach__loader(p->attach, &start, &end);
+	state->loader_start = start;
+	state->loader_end = end;
+	/* a dlopen's libraries wait for their tables (see EVENT_MAPS_HELD) */
+	state->r_state_addr = attach__r_state_addr(p->attach);
+	attach__alloc_code(p->attach, code_start, code_end, MAX_ALLOC_CODE);
+	for (i = 0; i < MAX_ALLOC_CODE; i++) {
+		state->alloc_code_start[i] = code_start[i];
+		state->alloc_code_end[i] = code_end[i];
+	}
+	bpf_state(t, p)->maps_probed = probed;
+	if (!probed && !t->opts->no_mmap)
+		watch_system_calls(t, p);
+}
+
+static void tell_new_probes(struct proc *p)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "tracelloc: pid %d: probing as well: ", proc_pid(p));
+	attach__describe_new(p->attach, prefix, stderr);
+}
+
+static uint32_t maps_gen(struct traced *t, const struct proc *p)
+{
+	return __atomic_load_n(&bpf_state(t, p)->maps_gen, __ATOMIC_RELAXED);
+}
+
+/* an allocator library loaded since (dlopen): probed as soon as ld.so says so */
+static void refresh_probes(struct traced *t, struct proc *p)
+{
+	uint32_t gen = maps_gen(t, p);
+
+	if (gen == p->probes_gen)
+		return;
+	p->probes_gen = gen;
+	/* a library that cannot be probed stays so; the others are */
+	attach__refresh(p->attach);
+	set_loader(t, p);
+	tell_new_probes(p);
+}
+
+/* tables for libraries mapped since the last look: at once after ld.so
+ * says the maps change, and on every tick for the rest ([uprobes], mmap) */
+static void refresh_unwinder(struct traced *t, struct proc *p, bool always)
+{
+	uint32_t gen = maps_gen(t, p);
+
+	if (!tracer__unwinder(t->tracer) || (!always && gen == p->unwinder_gen))
+		return;
+	p->unwinder_gen = gen;
+	unwinder__refresh(tracer__unwinder(t->tracer), slot_of(t, p));
+}
+
+/* the process's program, as /proc/PID/exe names it */
+/* the program a process runs, for the terminal (the name is the target's: escaped) */
+static void exe_path(pid_t pid, char *buf, size_t size)
+{
+	char path[64], exe[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		n = snprintf(exe, sizeof(exe), "?");
+	exe[n] = '\0';
+	text__escape(exe, buf, size);
+}
+
+/* p's programs, "a -> b -> c"; a chain too long for them keeps the first
+ * program and the latest, and says how many execs lie between */
+static void note_exec(struct proc *p, const char *exe)
+{
+	size_t len = strlen(p->execs);
+	char *first_end;
+
+	p->nexecs++;
+	if (!p->execs_cut && len + strlen(" -> ") + strlen(exe) < sizeof(p->execs)) {
+		snprintf(p->execs + len, sizeof(p->execs) - len, " -> %s", exe);
+		return;
+	}
+	p->execs_cut = true;
+	first_end = strstr(p->execs, " -> ");
+	if (!first_end)
+		first_end = p->execs + len;
+	snprintf(first_end, sizeof(p->execs) - (first_end - p->execs), " -> ... (%d execs) -> %s",
+		 p->nexecs, exe);
+}
+
+/*
+ * The process's records are read from now on, under a new number when
+ * there are several: its symbolizer (its files opened now, as they may be
+ * gone when its stacks are named) and its slot in events. Negative errno.
+ */
+/* p's name and symbolizer (a new one, or share: its parent's, for a fork's
+ * child whose files are its parent's); reserved: the number of a fork's
+ * child, given when its parent forked */
+static int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
+		     struct symbolizer *share)
+{
+	struct symbolizer *sym = share ? symbolizer__get(share) : symbolizer__new(proc_pid(p));
+	char comm[32];
+	int idx;
+
+	if (!sym)
+		return -ENOMEM;
+	p->sym_shared = share != NULL;
+	if (!share) {
+		symbolizer__set_generation(sym, &bpf_state(t, p)->maps_gen);
+		symbolizer__refresh(sym);
+	}
+	if (!t->several) {
+		symbolizer__destroy(p->symbolizer);
+		p->symbolizer = sym;
+		events__set_slot(recording__events(t->rec), slot_of(t, p), 0, 0, sym);
+		return 0;
+	}
+	read_comm(proc_pid(p), comm, sizeof(comm));
+	/* a fork's child was numbered when its parent forked */
+	if (reserved)
+		idx = processes__set(recording__processes(t->rec), reserved, proc_pid(p), comm, sym) ?: (int)reserved;
+	else
+		idx = processes__add(recording__processes(t->rec), proc_pid(p), comm, sym);
+	if (idx < 0)
+		return idx;
+	p->idx = idx;
+	events__set_slot(recording__events(t->rec), slot_of(t, p), PROC_TAG(idx), PROCESS_FRAME(idx),
+			 share ? NULL : sym);
+	return 0;
+}
+
+static struct symbolizer *proc_symbolizer(struct traced *t, const struct proc *p)
+{
+	return t->several ? processes__symbolizer(recording__processes(t->rec), p->idx) : p->symbolizer;
+}
+
+/* reads p's maps for its symbolizer; a child that shares its parent's gets
+ * one of its own once it maps files of its own (ld.so's count moved) */
+static void refresh_symbolizer(struct traced *t, struct proc *p)
+{
+	if (!p->sym_shared) {
+		symbolizer__refresh(proc_symbolizer(t, p));
+		return;
+	}
+	if (!bpf_state(t, p)->maps_gen)
+		return;
+	if (name_proc(t, p, p->idx, NULL))
+		fprintf(stderr, "tracelloc: pid %d: cannot start its own symbolizer\n", proc_pid(p));
+}
+
+/* the BPF side filters on the process from now on */
+static int trace_proc(struct traced *t, struct proc *p)
+{
+	uint32_t pid = proc_pid(p), slot = slot_of(t, p);
+
+	return tracer__trace(t->tracer, pid, slot);
+}
+
+/* a slot's process is no longer traced: its probes go, its numbers stay */
+static void end_proc(struct traced *t, struct proc *p, const char *how)
+{
+	uint32_t pid = proc_pid(p);
+
+	tracer__untrace(t->tracer, pid);
+	/* its frames are named from what it mapped (the pid may come again) */
+	if (!p->sym_shared)
+		symbolizer__freeze(proc_symbolizer(t, p));
+	events__clear_slot(recording__events(t->rec), slot_of(t, p));
+	unwinder__remove(tracer__unwinder(t->tracer), slot_of(t, p));
+	attach__destroy(p->attach);
+	p->attach = NULL;
+	if (t->several)
+		processes__ended(recording__processes(t->rec), p->idx, how);
+	p->live = false;
+	p->exec_unsettled = false;
+	/* the first keeps its target: its ending and the command's SIGTERM */
+	if (p != t->first) {
+		unwatch_proc(t, p);
+		target__destroy(p->target);
+		p->target = NULL;
+	}
+}
+
+/* each process: named, in its slot, filtered on by BPF, then probed */
+/* one process's probes, tables and names; 0, or what failed, with *step
+ * saying where (a format with the pid) */
+static int attach_proc(struct traced *t, struct proc *p, const char **step)
+{
+	int err;
+
+	exe_path(proc_pid(p), p->execs, sizeof(p->execs));
+	/* a command we started is held at each exec until its new program is
+	 * probed; a -p target is not stopped (its parent may be a shell that
+	 * would take a stop for the user's ^Z) and is followed as it runs */
+	p->hold_exec = t->opts->command && p == t->first && !t->opts->no_follow_exec;
+	bpf_state(t, p)->hold_exec = p->hold_exec;
+	set_loader(t, p);
+	*step = "cannot start the symbolizer of pid %d";
+	err = name_proc(t, p, 0, NULL);
+	if (err)
+		return err;
+	*step = "cannot hand the unwind tables of pid %d to the BPF programs";
+	if (tracer__unwinder(t->tracer) &&
+	    (err = unwinder__add(tracer__unwinder(t->tracer), slot_of(t, p), proc_pid(p))))
+		return err;
+	*step = "cannot trace pid %d";
+	err = trace_proc(t, p);
+	if (err)
+		return err;
+	/* the first chose the kind of links the programs were loaded for */
+	*step = "cannot attach probes to pid %d";
+	if (p != t->first && (err = attach__prepare_loaded(p->attach)))
+		return err;
+	*step = attach_probes_step;
+	return attach__attach(p->attach);
+}
+
+/*
+ * --comm: the processes of that name that started between the first scan
+ * of /proc and the exec hook's attach; those that start from then on are
+ * held by the hook. Traced as those of the first scan are.
+ */
+int traced__catch_up_comm(struct traced *t)
+{
+	const char *step;
+	bool before[MAX_PROCS];
+	struct proc *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		before[i] = t->procs[i].live || t->procs[i].target;
+	err = open_comm(t);
+	if (err)
+		return err;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (before[i] || !p->live)
+			continue;
+		/* one that cannot be traced (gone already, no allocator) is let be */
+		if (find_allocator(t, p)) {
+			drop_proc(t, p);
+			continue;
+		}
+		if (attach_proc(t, p, &step))
+			end_proc(t, p, "untraced");
+	}
+	return 0;
+}
+
+int traced__attach(struct traced *t)
+{
+	const char *step;
+	struct proc *p;
+	size_t i;
+	int err;
+
+	err = tracer__attach_tracepoints(t->tracer);
+	if (err)
+		return err;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (!p->live)
+			continue;
+		err = attach_proc(t, p, &step);
+		if (!err)
+			continue;
+		if (proc_gone(p) && found_by_name(t, p)) {
+			end_proc(t, p, "exited");
+			continue;
+		}
+		if (proc_gone(p))
+			return say(0, "pid %d exited while tracelloc attached to it", proc_pid(p));
+		if (err == -EINVAL && step == attach_probes_step)
+			return say(0, "cannot attach probes to pid %d: the kernel refused them; "
+				    "another tracer may hold probes on the same functions (dmesg: "
+				    "\"ref_ctr_offset mismatch\")", proc_pid(p));
+		return say(err, step, proc_pid(p));
+	}
+	return 0;
+}
+
+/* after a read of the rings: new stacks may point into code mapped since the
+ * maps were last read (dlopen, JIT): read them again now, while the
+ * processes live, at most every 10 ms */
+static int after_read(struct traced *t, int err)
+{
+	struct events *ev = recording__events(t->rec);
+	uint32_t nstacks;
+	struct proc *p;
+	size_t i;
+
+	if (err)
+		return err;
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (!p->live)
+			continue;
+		/* lost data is never silent */
+		if (!p->main_exit_told && events__main_exited(ev) &&
+		    attach__per_thread_filter(p->attach)) {
+			fprintf(stderr, "tracelloc: the main thread of pid %d exited: with this "
+				"kernel's perf-event links the probes stop with it, and what its other "
+				"threads do from now on is not traced\n", proc_pid(p));
+			p->main_exit_told = true;
+		}
+		refresh_unwinder(t, p, false);
+		/* after an exec the maps are the new program's: not probed here */
+		if (!events__exec_pending(ev) && !events__exec_seen(ev))
+			refresh_probes(t, p);
+	}
+	/* a new heap (exec): its stacks are all new */
+	if (recording__generation(t->rec) != t->rec_generation) {
+		t->rec_generation = recording__generation(t->rec);
+		t->stacks_at_refresh = 0;
+	}
+	nstacks = stacks__count(heap__stacks(recording__heap(t->rec)));
+	if (nstacks != t->stacks_at_refresh && clock__now_ns() - t->refreshed_ns >= 10000000ULL) {
+		for (i = 0; i < MAX_PROCS; i++)
+			if (t->procs[i].live)
+				refresh_symbolizer(t, &t->procs[i]);
+		t->stacks_at_refresh = nstacks;
+		t->refreshed_ns = clock__now_ns();
+	}
+	return 0;
+}
+
+static int consume(struct traced *t)
+{
+	struct events *ev = recording__events(t->rec);
+	int err = after_read(t, events__consume(ev));
+	uint64_t gap;
+	bool writing;
+
+	gap = events__last_gap_ns(ev, &writing);
+	if (t->opts->verbose >= 2 && gap > LATE_READ_NS)
+		fprintf(stderr, "tracelloc: the ring buffer went unread for %.2f ms%s\n", gap / 1e6,
+			writing ? " while a page or file was written" : "");
+	return err;
+}
+
+/* what an exec's new program that cannot be traced ends its trace with */
+static void exec_verdict(struct proc *p, int err, char *ending, size_t ending_size)
+{
+	const char *exe = strrchr(p->execs, ' ') ? strrchr(p->execs, ' ') + 1 : p->execs;
+
+	if (err == -ENOENT)
+		snprintf(ending, ending_size, "target called exec of %.200s, which maps no allocator "
+			 "tracelloc knows: stopped there", exe);
+	else if (err == -ENOEXEC)
+		snprintf(ending, ending_size, "target called exec of %.200s, a static binary without "
+			 "a symbol table: stopped there", exe);
+	else if (err == -EMEDIUMTYPE)
+		snprintf(ending, ending_size, "target called exec of %.200s, whose malloc is in %.200s, an "
+			 "allocator tracelloc does not trace: stopped there", exe,
+			 attach__culprit(p->attach));
+	else
+		snprintf(ending, ending_size, "target called exec of %.200s, which could not be "
+			 "probed (%s): stopped there", exe, strerror(-err));
+}
+
+/* probes, tables and names for what the process maps now; 0, or why its
+ * program cannot be traced */
+static int probe_new_files(struct traced *t, struct proc *p)
+{
+	int err;
+
+	refresh_unwinder(t, p, true);
+	refresh_symbolizer(t, p);
+	err = attach__refresh(p->attach);
+	set_loader(t, p);
+	p->probes_gen = maps_gen(t, p);
+	tell_new_probes(p);
+	return err;
+}
+
+/*
+ * A new program in the process (exec, or --comm's name starting), held
+ * stopped when p->hold_exec: its executable and ld.so are probed now, its
+ * libraries at ld.so's hook (a second stop), before any of their code runs.
+ * A -p target runs on, and is probed as it maps its files. 0, or why the
+ * program cannot be traced.
+ */
+static int probe_program(struct traced *t, struct proc *p)
+{
+	int err = probe_new_files(t, p);
+
+	/* a dynamic program's allocator comes with its libraries: at the hook */
+	p->exec_unsettled = attach__loader_probed(p->attach) && (!err || err == -ENOENT);
+	if (p->exec_unsettled) {
+		if (p->hold_exec) {
+			bpf_state(t, p)->hook_calls = 0;
+			bpf_state(t, p)->hold_at_hook = 1;
+		}
+		err = 0;
+	}
+	if (p->hold_exec)
+		holds__release(t->holds, proc_pid(p));
+	return err;
+}
+
+/* with several processes, one that cannot be traced on ends alone */
+static bool proc_verdict(struct traced *t, struct proc *p, int err, char *ending,
+			 size_t ending_size)
+{
+	char why[512];
+
+	if (!err)
+		return true;
+	exec_verdict(p, err, why, sizeof(why));
+	if (!t->several) {
+		snprintf(ending, ending_size, "%s", why);
+		return false;
+	}
+	fprintf(stderr, "tracelloc: pid %d: %s\n", proc_pid(p), why + strlen("target "));
+	end_proc(t, p, "exec");
+	return true;
+}
+
+/*
+ * The process called exec, and the trace goes on in its new program: the
+ * old heap went with the old program. false, with the ending, when the
+ * trace ends there.
+ */
+static bool follow_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+{
+	pid_t pid = proc_pid(p);
+	char exe[512];
+	int err = 0;
+
+	if (p->hold_exec && (err = target__wait_stopped(p->target))) {
+		if (proc_gone(p))
+			snprintf(ending, ending_size, "target exited");
+		else
+			snprintf(ending, ending_size, "target called exec and was not held there (%s): "
+				 "stopped", strerror(-err));
+		if (!t->several)
+			return false;
+		end_proc(t, p, "exited");
+		return true;
+	}
+	exe_path(pid, exe, sizeof(exe));
+	note_exec(p, exe);
+	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, exe);
+
+	if (t->several) {
+		/* the old program's blocks went with it; the new one has a number of its own */
+		recording__drop_process(t->rec, p->idx, "exec");
+		processes__superseded(recording__processes(t->rec), p->idx);
+	} else if (recording__reset(t->rec)) {
+		snprintf(ending, ending_size, "target called exec: out of memory");
+		return false;
+	}
+	/* the old program's frames are named from what it mapped */
+	if (!p->sym_shared)
+		symbolizer__freeze(proc_symbolizer(t, p));
+	err = name_proc(t, p, 0, NULL);
+	if (err) {
+		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
+		if (!t->several)
+			return false;
+		end_proc(t, p, "exec");
+		return true;
+	}
+	return proc_verdict(t, p, probe_program(t, p), ending, ending_size);
+}
+
+/* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
+static bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+{
+	int err;
+
+	if (!p->exec_unsettled || (p->hold_exec && bpf_state(t, p)->hold_at_hook))
+		return true;
+	if (p->hold_exec && target__wait_stopped(p->target))
+		return true;	/* gone: the pidfd says so */
+	p->exec_unsettled = false;
+	err = probe_new_files(t, p);
+	if (p->hold_exec)
+		holds__release(t->holds, proc_pid(p));
+	if (err)
+		exec_verdict(p, err, ending, ending_size);
+	return proc_verdict(t, p, err, ending, ending_size);
+}
+
+/*
+ * A process held by the BPF side at its start: a traced process's child
+ * (parent set), or a program of --comm's name. It waits, stopped, in a slot
+ * of its own, until it is probed.
+ */
+/* a new process in slot p, stopped: its state reset, its names and tables
+ * made, its tracing begun (not its probes); negative errno */
+static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uint32_t idx)
+{
+	pid_t pid = proc_pid(p);
+	int err;
+
+	memset(bpf_state(t, p), 0, sizeof(struct proc_state));
+	p->hold_exec = !t->opts->no_follow_exec;
+	bpf_state(t, p)->hold_exec = p->hold_exec;
+	p->probes_gen = p->unwinder_gen = 0;
+	p->main_exit_told = false;
+	p->nexecs = 0;
+	p->execs_cut = false;
+	exe_path(pid, p->execs, sizeof(p->execs));
+	/* a copy of its parent: the same files at the same places */
+	err = name_proc(t, p, idx, parent && parent->live && t->several &&
+			!symbolizer__contested(proc_symbolizer(t, parent)) ?
+			proc_symbolizer(t, parent) : NULL);
+	if (!err && tracer__unwinder(t->tracer))
+		err = unwinder__add(tracer__unwinder(t->tracer), slot_of(t, p), pid);
+	if (!err) {
+		struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
+					     .no_mmap = t->opts->no_mmap,
+					     .closer = t->closer };
+
+		p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
+		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
+	}
+	if (!err)
+		err = trace_proc(t, p);
+	return err;
+}
+
+/* a forked child: its parent's files at the same places, probed (a child
+ * sharing its parent's memory has its probes; it is traced from exec) */
+static void probe_child(struct traced *t, struct proc *p, const struct proc *parent,
+			bool shares_vm)
+{
+	pid_t pid = proc_pid(p);
+	int err = 0;
+
+	if (!shares_vm) {
+		err = attach__find(p->attach);
+		if (!err)
+			err = attach__attach(p->attach);
+	}
+	set_loader(t, p);
+	holds__release(t->holds, pid);
+	/* -v: each child; else its probes are its parent's, told already */
+	if (!err && t->opts->verbose) {
+		char prefix[96];
+
+		snprintf(prefix, sizeof(prefix), "tracelloc: pid %d, forked by pid %d: ", pid,
+			 proc_pid(parent));
+		attach__describe_new(p->attach, prefix, stderr);
+	}
+	attach__describe_new(p->attach, NULL, NULL);
+	if (err) {
+		char why[512];
+
+		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		fprintf(stderr, "tracelloc: %s\n", why);
+		end_proc(t, p, "untraced");
+	}
+}
+
+int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx,
+		 bool shares_vm)
+{
+	struct proc *parent = parent_slot < MAX_PROCS ? &t->procs[parent_slot] : NULL;
+	struct processes *ps = recording__processes(t->rec);
+	struct proc *p = free_slot(t);
+	int err;
+
+	if (!p)
+		return -ENOSPC;
+	/* gone already: its copy of the parent's blocks stays, as it was */
+	if (target__open(pid, &p->target)) {
+		tracer__untrace(t->tracer, pid);
+		holds__release(t->holds, pid);
+		if (idx) {
+			processes__set(ps, idx, pid, processes__comm(ps, idx), NULL);
+			processes__ended(ps, idx, "exited");
+		}
+		return 0;
+	}
+	p->live = true;
+	p->idx = idx;
+	if (watch_proc(t, p) || target__wait_stopped(p->target)) {
+		end_proc(t, p, "exited");
+		return 0;
+	}
+	err = start_proc(t, p, parent, idx);
+	if (err) {
+		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
+		end_proc(t, p, "untraced");
+		if (idx)
+			recording__drop_process(t->rec, idx, "untraced");
+		holds__release(t->holds, pid);
+		t->untraced++;
+		return 0;
+	}
+	if (!parent) {
+		/* a program at its start: probed as an exec is */
+		char why[512];
+
+		err = probe_program(t, p);
+		proc_verdict(t, p, err, why, sizeof(why));
+		return 0;
+	}
+	probe_child(t, p, parent, shares_vm);
+	return 0;
+}
+
+/*
+ * Processes that exited: their last records read, then their slots free.
+ * A record that needs handling first (a fork, an exec) may stand before
+ * a process's last records: then it waits for the next round. true when
+ * nothing is left to trace.
+ */
+bool traced__reap(struct traced *t, char *ending, size_t ending_size)
+{
+	struct events_pending pend;
+	bool done = false;
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (!p->live || !p->target || !proc_gone(p))
+			continue;
+		consume(t);
+		if (events__pending(recording__events(t->rec), &pend))
+			return false;
+		unwatch_proc(t, p);
+		done = proc_exited(t, p, ending, ending_size);
+	}
+	return done;
+}
+
+/* several processes: none is traced any more (ending says so); --comm
+ * waits for the next one */
+bool traced__nothing_left(struct traced *t, char *ending, size_t ending_size)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		if (t->procs[i].live)
+			return false;
+	if (t->opts->comm)
+		return false;
+	snprintf(ending, ending_size, "%s%sall traced processes exited", t->first_ending,
+		 t->first_ending[0] ? "; " : "");
+	return true;
+}
+
+/* a process exited: its last records first; true when nothing is left to trace */
+static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+{
+	consume(t);
+	if (!t->several) {
+		target__ending(p->target, ending, ending_size);
+		return true;
+	}
+	if (p == t->first)
+		target__ending(p->target, t->first_ending, sizeof(t->first_ending));
+	if (p->live)
+		end_proc(t, p, "exited");
+	return traced__nothing_left(t, ending, ending_size);
+}
+
+/* the resident memory of the traced processes, from /proc/PID/status */
+uint64_t traced__rss(const struct traced *t)
+{
+	char path[64], line[128];
+	uint64_t total = 0, kib;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		if (!t->procs[i].live)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/status", proc_pid(&t->procs[i]));
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
+				total += kib * 1024;
+		fclose(f);
+	}
+	return total;
+}
+
+/* what was traced, for titles and headers: "pid 1234, ./app", "5 processes, ./server" */
+void traced__name(const struct traced *t, char *buf, size_t size)
+{
+	const char *cmd = t->opts->command ? t->opts->command[0] : NULL;
+
+	if (t->several)
+		snprintf(buf, size, "%zu processes%s%s",
+			 processes__count(recording__processes(t->rec)), cmd ? ", " : "",
+			 cmd ? cmd : "");
+	else
+		snprintf(buf, size, "pid %d%s%s", t->first ? proc_pid(t->first) : 0,
+			 cmd ? ", " : "", cmd ? cmd : "");
+}
+
+void traced__announce(struct traced *t, FILE *out)
+{
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (!p->live)
+			continue;
+		fprintf(out, "tracelloc: attached to pid %d: ", proc_pid(p));
+		attach__describe(p->attach, out);
+		fprintf(out, ", %d probes\n", attach__probe_count(p->attach));
+		if (t->opts->verbose) {
+			fprintf(out, "tracelloc: probes attached through %s links\n",
+				attach__link_kind(p->attach));
+			attach__describe_sites(p->attach, out);
+		}
+	}
+	if (t->opts->comm)
+		fprintf(out, "tracelloc: tracing processes called %s, and those that start\n",
+			t->opts->comm);
+}
+
+/* the loop watches a process's pidfd: its exit */
+static int watch_proc(struct traced *t, struct proc *p)
+{
+	if (!t->loop)
+		return 0;
+	return loop__add(t->loop, target__pidfd(p->target), EPOLLIN, t->on_exit, t->loop_ctx);
+}
+
+static void unwatch_proc(struct traced *t, struct proc *p)
+{
+	if (p->target && t->loop)
+		loop__remove(t->loop, target__pidfd(p->target));
+}
+int traced__open(const struct options *o, struct traced **out)
+{
+	struct traced *t = calloc(1, sizeof(*t));
+
+	*out = t;
+	if (!t)
+		return say(-ENOMEM, "cannot start");
+	t->opts = o;
+	return open_targets(t);
+}
+
+void traced__set_rooms(struct traced *t, struct tracer *tracer, struct recording *rec,
+		       struct holds *holds, struct closer *closer)
+{
+	t->tracer = tracer;
+	t->rec = rec;
+	t->holds = holds;
+	t->closer = closer;
+}
+
+void traced__close(struct traced *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < MAX_PROCS; i++) {
+		symbolizer__destroy(t->procs[i].symbolizer);
+		t->procs[i].symbolizer = NULL;
+		attach__destroy(t->procs[i].attach);
+		t->procs[i].attach = NULL;
+	}
+}
+
+/* a launched command that never ran is killed */
+void traced__destroy(struct traced *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < MAX_PROCS; i++)
+		target__destroy(t->procs[i].target);
+	free(t);
+}
+
+bool traced__several(const struct traced *t)
+{
+	return t->several;
+}
+
+void traced__first(const struct traced *t, bool by_name, pid_t *pid, int *pidfd)
+{
+	if (!t->first || (!by_name && found_by_name(t, t->first))) {
+		*pid = 0;
+		*pidfd = -1;
+		return;
+	}
+	*pid = proc_pid(t->first);
+	*pidfd = target__pidfd(t->first->target);
+}
+
+struct attach *traced__model(const struct traced *t)
+{
+	return t->first ? t->first->attach : NULL;
+}
+
+int traced__resume(struct traced *t)
+{
+	int err;
+
+	if (!t->opts->command || !t->first)
+		return 0;
+	err = target__resume(t->first->target);
+	return err ? say(err, "cannot resume pid %d", proc_pid(t->first)) : 0;
+}
+
+int traced__watch(struct traced *t, struct loop *l, loop_fn fn, void *ctx)
+{
+	size_t i;
+	int err = 0;
+
+	t->loop = l;
+	t->on_exit = fn;
+	t->loop_ctx = ctx;
+	for (i = 0; i < MAX_PROCS && l && !err; i++)
+		if (t->procs[i].live)
+			err = watch_proc(t, &t->procs[i]);
+	return err;
+}
+
+int traced__consume(struct traced *t)
+{
+	return consume(t);
+}
+
+int traced__flush(struct traced *t)
+{
+	return after_read(t, events__flush(recording__events(t->rec)));
+}
+
+bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		struct proc *p = &t->procs[i];
+
+		if (!p->live)
+			continue;
+		if (p->exec_unsettled && !settle_exec(t, p, ending, ending_size))
+			return false;
+		if (p->live) {
+			refresh_symbolizer(t, p);
+			refresh_unwinder(t, p, true);
+		}
+	}
+	return true;
+}
+
+bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_size)
+{
+	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
+	char exe[256];
+
+	if (!t->opts->no_follow_exec)
+		return follow_exec(t, p, ending, ending_size);
+	exe_path(proc_pid(p), exe, sizeof(exe));
+	if (!t->several) {
+		snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
+		return false;
+	}
+	fprintf(stderr, "tracelloc: pid %d called exec (now %s): no longer traced\n",
+		proc_pid(p), exe);
+	end_proc(t, p, "exec");
+	return true;
+}
+
+bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
+{
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		p = &t->procs[i];
+		if (p->live && p->exec_unsettled && p->hold_exec &&
+		    !settle_exec(t, p, ending, ending_size))
+			return false;
+	}
+	return true;
+}
+
+/* the process of thread tid (both as we see them), or tid */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[1024], *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTgid:")))
+		return tid;
+	return (pid_t)strtol(at + 6, NULL, 10);
+}
+
+void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
+{
+	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
+
+	/* tables and probes for what the dlopen mapped, before any of it runs */
+	if (p->live) {
+		refresh_unwinder(t, p, true);
+		refresh_probes(t, p);
+	}
+	holds__release(t->holds, tgid_of(tid));
+}
+
+bool traced__has_room(struct traced *t)
+{
+	return free_slot(t) != NULL;
+}
+
+/* a new process the BPF side stopped and marked held: no slot for it */
+void traced__let_go(struct traced *t, pid_t pid)
+{
+	tracer__untrace(t->tracer, pid);
+	holds__release(t->holds, pid);
+	if (!t->untraced++)
+		fprintf(stderr, "tracelloc: pid %d is not traced: %d processes are traced at once "
+			"already (the summary counts those left out)\n", pid, MAX_PROCS);
+}
+
+uint32_t traced__idx(const struct traced *t, uint16_t slot)
+{
+	return t->procs[slot < MAX_PROCS ? slot : 0].idx;
+}
+
+pid_t traced__pid(const struct traced *t, uint16_t slot)
+{
+	return proc_pid(&t->procs[slot < MAX_PROCS ? slot : 0]);
+}
+
+pid_t traced__first_pid(const struct traced *t)
+{
+	return t->first ? proc_pid(t->first) : 0;
+}
+
+const char *traced__execs(const struct traced *t)
+{
+	return !t->several && t->first && t->first->nexecs ? t->first->execs : NULL;
+}
+
+uint64_t traced__untraced(const struct traced *t)
+{
+	return t->untraced;
+}
+
+struct symbolizer *traced__symbolizer(const struct traced *t)
+{
+	return t->several ? NULL : t->procs[0].symbolizer;
+}
+
+pid_t traced__terminate(struct traced *t)
+{
+	/* a command we started, cut short by --duration or a signal, ends with the trace */
+	if (t->opts->command && t->first && target__terminate(t->first->target) > 0)
+		return proc_pid(t->first);
+	return 0;
+}
