@@ -88,8 +88,10 @@ struct proc_state procs[MAX_PROCS] = {};
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
 	__u32 depth;		/* traced calls in progress on this thread */
-	__u16 fn;
-	__u16 exiting;		/* the thread has begun to exit */
+	__u8 fn;
+	__u8 ret;		/* enum call_return */
+	__u8 moves;		/* a realloc: it may move or release ptr_arg */
+	__u8 exiting;		/* the thread has begun to exit */
 	__u64 size;
 	__u64 ptr_arg;		/* realloc's old block, posix_memalign's memptr */
 	__s64 until_sample;	/* sampling: bytes until the next sample */
@@ -408,15 +410,39 @@ static __always_inline __u64 array_size(__u64 n, __u64 size)
 	return n > limit ? ~0ULL : n * size;
 }
 
-/* a call that may move or release the block it is given */
-static __always_inline bool is_realloc(__u32 fn)
+/* libbpf 1.1 (Debian 12) stops at the fifth argument */
+#if !defined(PT_REGS_PARM6) && defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#endif
+
+/* the call's arguments, read from the registers at fixed offsets (a read
+ * at an offset computed from n is one the verifier refuses in the context) */
+struct call_args {
+	__u64 a[6];
+};
+
+static __always_inline void read_args(struct pt_regs *ctx, struct call_args *args)
 {
-	return fn == FN_REALLOC || fn == FN_REALLOCARRAY || fn == FN_RALLOCX ||
-	       fn == FN_XALLOCX || fn == FN_MI_REALLOC_ALIGNED;
+	args->a[0] = PT_REGS_PARM1(ctx);
+	args->a[1] = PT_REGS_PARM2(ctx);
+	args->a[2] = PT_REGS_PARM3(ctx);
+	args->a[3] = PT_REGS_PARM4(ctx);
+	args->a[4] = PT_REGS_PARM5(ctx);
+	args->a[5] = PT_REGS_PARM6(ctx);
 }
 
-static __always_inline int enter(__u64 who, __u32 fn, __u64 size, __u64 ptr_arg)
+/* argument n (1-6); 0 for none */
+static __always_inline __u64 call_arg(const struct call_args *args, __u32 n)
 {
+	return n >= 1 && n <= 6 ? args->a[n - 1] : 0;
+}
+
+/* an allocator's call: its size and the block it is given, where its
+ * cookie says they are */
+static __always_inline int enter(struct pt_regs *ctx, __u64 who, __u64 cookie)
+{
+	struct call_args args;
+	__u64 size, ptr_arg;
 	struct call_state *s;
 
 	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -427,10 +453,17 @@ static __always_inline int enter(__u64 who, __u32 fn, __u64 size, __u64 ptr_arg)
 	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call accounts */
 	if (s->depth++ > 0)
 		return 0;
-	s->fn = fn;
+	read_args(ctx, &args);
+	size = call_arg(&args, COOKIE_SIZE_ARG(cookie));
+	ptr_arg = call_arg(&args, COOKIE_PTR_ARG(cookie));
+	if (COOKIE_COUNT_ARG(cookie))
+		size = array_size(call_arg(&args, COOKIE_COUNT_ARG(cookie)), size);
+	s->fn = COOKIE_FN(cookie);
+	s->ret = COOKIE_RET(cookie);
+	s->moves = !!(cookie & COOKIE_REALLOC);
 	s->size = size;
 	s->ptr_arg = ptr_arg;
-	if (!is_realloc(s->fn) || !ptr_arg)
+	if (!s->moves || !ptr_arg)
 		return 0;
 	/* sampling: the daemon knows only of sampled blocks */
 	if (sample_bytes) {
@@ -1150,12 +1183,12 @@ static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_sta
 	__u64 ret = PT_REGS_RC(ctx);
 	__u64 addr = 0;
 
-	if (s->fn == FN_XALLOCX) {
+	if (s->ret == RET_SIZE) {
 		/* resized in place: the same block, of the size returned */
 		s->size = ret;
 		return ret ? s->ptr_arg : 0;
 	}
-	if (s->fn != FN_POSIX_MEMALIGN)
+	if (s->ret != RET_AT_PTR)
 		return ret;
 	if ((int)ret != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)s->ptr_arg))
 		return 0;
@@ -1165,7 +1198,7 @@ static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_sta
 SEC("uretprobe")
 int BPF_KRETPROBE(leave_alloc)
 {
-	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u32 fn = COOKIE_FN(bpf_get_attach_cookie(ctx));
 	struct call_state *s;
 	bool realloc_call, known_old;
 	__u8 one = 1;
@@ -1185,7 +1218,7 @@ int BPF_KRETPROBE(leave_alloc)
 	s->free_addr = 0;
 
 	addr = returned_block(ctx, s);
-	realloc_call = is_realloc(s->fn);
+	realloc_call = s->moves;
 	/* the daemon knows of realloc's old block (sampled, or no sampling) */
 	known_old = realloc_call && s->ptr_arg && (!sample_bytes || s->old_sampled);
 	if (!addr || s->size == ~0ULL) {
@@ -1274,7 +1307,8 @@ static __always_inline bool maps_in_flux(__u64 addr)
 SEC("uprobe")
 int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 {
-	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 fn = COOKIE_FN(cookie);
 	struct proc_state *proc;
 	__u64 who;
 
@@ -1316,23 +1350,8 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		return enter_map(who, fn, arg2, 0, arg3, arg1, 0);
 	case FN_MUNMAP:
 		return enter_unmap(who, arg1, arg2);
-	case FN_CALLOC:
-	case FN_MI_CALLOC_ALIGNED:
-		return enter(who, fn, array_size(arg1, arg2), 0);
-	case FN_REALLOC:
-	case FN_RALLOCX:
-	case FN_XALLOCX:
-	case FN_MI_REALLOC_ALIGNED:
-		return enter(who, fn, arg2, arg1);
-	case FN_REALLOCARRAY:
-		return enter(who, fn, array_size(arg2, arg3), arg1);
-	case FN_POSIX_MEMALIGN:
-		return enter(who, fn, arg3, arg1);
-	case FN_ALIGNED_ALLOC:
-	case FN_MEMALIGN:
-		return enter(who, fn, arg2, 0);
-	default:	/* malloc, valloc, pvalloc, operator new, mallocx, mi_*: size first */
-		return enter(who, fn, arg1, 0);
+	default:	/* an allocator: its arguments are where the cookie says */
+		return enter(ctx, who, cookie);
 	}
 }
 

@@ -57,6 +57,29 @@ enum alloc_fn {
 	FN__COUNT,
 };
 
+/*
+ * A probe's cookie: its function (enum alloc_fn) in the low byte and, for
+ * an allocator, where its arguments are and what its return means, so that
+ * one program serves every family: src/allocfns.c holds the table. An
+ * argument is its number (1-6), 0 for none.
+ */
+#define COOKIE_FN(c)		((c) & 0xff)
+#define COOKIE_SIZE_ARG(c)	(((c) >> 8) & 7)	/* the size */
+#define COOKIE_COUNT_ARG(c)	(((c) >> 11) & 7)	/* the size is count * size */
+/* the block it is given (a realloc), or where it writes the block (RET_AT_PTR) */
+#define COOKIE_PTR_ARG(c)	(((c) >> 14) & 7)
+#define COOKIE_RET(c)		(((c) >> 17) & 3)	/* enum call_return */
+#define COOKIE_REALLOC		(1U << 19)		/* may move or release the block given */
+#define MAKE_COOKIE(fn, size_arg, count_arg, ptr_arg, ret, realloc)			\
+	((fn) | (size_arg) << 8 | (count_arg) << 11 | (ptr_arg) << 14 | (ret) << 17 |	\
+	 ((realloc) ? COOKIE_REALLOC : 0))
+
+enum call_return {
+	RET_BLOCK,		/* the block, or 0 */
+	RET_AT_PTR,		/* 0, and the block written at the pointer argument (posix_memalign) */
+	RET_SIZE,		/* the block given, resized in place: its size, or 0 (xallocx) */
+};
+
 /* alloc_event.fn: a mapping seen at the system call (a static binary,
  * Go's raw calls), whose stack begins at the call's instruction in the
  * wrapper: the daemon drops that frame */

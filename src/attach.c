@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "closer.h"
 #include "maps.h"
+#include "allocfns.h"
 #include "probesite.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
@@ -35,6 +36,21 @@ static const char *const family_names[LIB__COUNT] = {
 	[LIB_MIMALLOC] = "mimalloc",
 	[LIB_MUSL] = "musl",
 };
+
+const char *attach__families(void)
+{
+	static char list[128];
+	size_t len = 0;
+	int lib;
+
+	if (list[0])
+		return list;
+	for (lib = 0; lib < LIB__COUNT; lib++)
+		if (lib != LIB_STDCXX && lib != LIB_LD && family_names[lib])
+			len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
+					family_names[lib]);
+	return list;
+}
 
 /* what every family that replaces malloc exports, and its operator new and
  * delete: their delete does not always go through a probed free */
@@ -68,7 +84,7 @@ static const char *const family_names[LIB__COUNT] = {
 
 static const struct probe_def {
 	const char *symbol;
-	enum alloc_fn fn;	/* the probe's cookie */
+	enum alloc_fn fn;	/* its row in allocfns.c */
 	enum library lib;
 } probe_defs[] = {
 	/* free and the thread-exit hook first: attached before the allocators,
@@ -520,8 +536,7 @@ static bool entry_only(const struct probe_def *def);
 /* mmap, munmap, mremap, mprotect: not an allocator's, the program's own mappings */
 static bool maps_call(const struct probe_def *def)
 {
-	return def->fn == FN_MMAP || def->fn == FN_MUNMAP || def->fn == FN_MREMAP ||
-	       def->fn == FN_MPROTECT;
+	return allocfns__info(def->fn)->kind == CALL_MAP;
 }
 
 /* a probe moves past instructions the kernel would single-step, where the
@@ -851,8 +866,7 @@ int attach__find(struct attach *a)
 /* free and the thread-exit hook allocate nothing: no return probe */
 static bool entry_only(const struct probe_def *def)
 {
-	return def->fn == FN_FREE || def->fn == FN_FREE_NESTED || def->fn == FN_THREAD_EXIT ||
-	       def->fn == FN_MAPS_CHANGE || def->fn == FN_MUNMAP;
+	return allocfns__info(def->fn)->entry_only;
 }
 
 /* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
@@ -990,7 +1004,7 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 		if (site->object != object || (retprobe && entry_only(site->def)))
 			continue;
 		offsets[n] = site->file_offset;
-		cookies[n] = site->def->fn;
+		cookies[n] = allocfns__cookie(site->def->fn);
 		n++;
 	}
 	if (!n)
@@ -1015,7 +1029,8 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 
 static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = site->def->fn);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
+		    .bpf_cookie = allocfns__cookie(site->def->fn));
 	struct bpf_program *prog = retprobe ? a->skel->progs.leave_alloc
 					    : a->skel->progs.enter_call;
 	struct bpf_link *link;

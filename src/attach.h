@@ -64,6 +64,8 @@ int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, i
 uint64_t attach__r_state_addr(const struct attach *a);
 /* Go's runtime is mapped */
 bool attach__go(const struct attach *a);
+/* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
+const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */

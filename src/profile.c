@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "filter.h"
+#include "allocfns.h"
 #include "profile.h"
 #include "sort.h"
 #include "symbolize.h"
@@ -244,38 +245,6 @@ static const char *const metric_names[] = {
 	[METRIC_PEAK_BYTES] = "peak",
 };
 
-const char *alloc_fn__name(uint32_t fn)
-{
-	static const char *const names[FN__COUNT] = {
-		[FN_MALLOC] = "malloc",
-		[FN_CALLOC] = "calloc",
-		[FN_REALLOC] = "realloc",
-		[FN_REALLOCARRAY] = "reallocarray",
-		[FN_POSIX_MEMALIGN] = "posix_memalign",
-		[FN_ALIGNED_ALLOC] = "aligned_alloc",
-		[FN_MEMALIGN] = "memalign",
-		[FN_VALLOC] = "valloc",
-		[FN_PVALLOC] = "pvalloc",
-		[FN_NEW] = "operator new",
-		[FN_NEW_ARRAY] = "operator new[]",
-		[FN_NEW_ALIGNED] = "operator new(align_val_t)",
-		[FN_NEW_ARRAY_ALIGNED] = "operator new[](align_val_t)",
-		[FN_MALLOCX] = "mallocx",
-		[FN_RALLOCX] = "rallocx",
-		[FN_XALLOCX] = "xallocx",
-		[FN_MI_ZALLOC] = "mi_zalloc",
-		[FN_MI_MALLOC_ALIGNED] = "mi_malloc_aligned",
-		[FN_MI_ZALLOC_ALIGNED] = "mi_zalloc_aligned",
-		[FN_MI_CALLOC_ALIGNED] = "mi_calloc_aligned",
-		[FN_MI_REALLOC_ALIGNED] = "mi_realloc_aligned",
-		[FN_MMAP] = "mmap",
-		[FN_MREMAP] = "mremap",
-		[FN_MPROTECT] = "mprotect",
-	};
-
-	return fn < FN__COUNT && names[fn] ? names[fn] : "[allocator]";
-}
-
 static int reserve_shown(struct profile *p, size_t n)
 {
 	struct shown_frame *grown;
@@ -321,7 +290,7 @@ static int name_frames(struct profile *p, const struct profile_stack *s, const c
 	if (err)
 		return err;
 	if (p->opts.allocator_frame)
-		p->shown[n++] = (struct shown_frame){ .function = alloc_fn__name(s->fn), .frame = -1 };
+		p->shown[n++] = (struct shown_frame){ .function = allocfns__name(s->fn), .frame = -1 };
 	for (i = 0; i < nraw; i++) {
 		const struct sym_location *loc = profile__locate(p, raw[i]);
 

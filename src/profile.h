@@ -126,7 +126,5 @@ int profile__sort(struct profile *p, void *base, size_t n, size_t size,
 
 /* "live", "live-count", "allocated", "count", "peak"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);
-/* "malloc", "operator new[]", ... */
-const char *alloc_fn__name(uint32_t fn);
 
 #endif

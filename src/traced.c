@@ -250,8 +250,8 @@ static bool found_by_name(const struct traced *t, const struct proc *p)
 static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, size_t size)
 {
 	if (err == -ENOENT)
-		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (glibc, jemalloc, "
-			 "tcmalloc, mimalloc, musl)", pid);
+		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (%s)", pid,
+			 attach__families());
 	else if (err == -ENOEXEC)
 		snprintf(buf, size, "pid %d runs a static binary without a symbol table (stripped): "
 			 "nothing names its malloc", pid);

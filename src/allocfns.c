@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/* the traced functions as data (see allocfns.h) */
+#include <stddef.h>
+
+#include "allocfns.h"
+
+#define ALLOC(n, size, ...) { .name = n, .kind = CALL_ALLOC, .size_arg = size, __VA_ARGS__ }
+
+static const struct alloc_fn_info fns[FN__COUNT] = {
+	[FN_MALLOC] = ALLOC("malloc", 1),
+	[FN_CALLOC] = ALLOC("calloc", 2, .count_arg = 1),
+	[FN_REALLOC] = ALLOC("realloc", 2, .ptr_arg = 1, .moves = true),
+	[FN_REALLOCARRAY] = ALLOC("reallocarray", 3, .count_arg = 2, .ptr_arg = 1, .moves = true),
+	[FN_POSIX_MEMALIGN] = ALLOC("posix_memalign", 3, .ptr_arg = 1, .ret = RET_AT_PTR),
+	[FN_ALIGNED_ALLOC] = ALLOC("aligned_alloc", 2),
+	[FN_MEMALIGN] = ALLOC("memalign", 2),
+	[FN_VALLOC] = ALLOC("valloc", 1),
+	[FN_PVALLOC] = ALLOC("pvalloc", 1),
+	[FN_NEW] = ALLOC("operator new", 1),
+	[FN_NEW_ARRAY] = ALLOC("operator new[]", 1),
+	[FN_NEW_ALIGNED] = ALLOC("operator new(align_val_t)", 1),
+	[FN_NEW_ARRAY_ALIGNED] = ALLOC("operator new[](align_val_t)", 1),
+	/* jemalloc: mallocx(size, flags), rallocx(ptr, size, flags); xallocx(ptr,
+	 * size, extra, flags) resizes in place and returns the size it has now */
+	[FN_MALLOCX] = ALLOC("mallocx", 1),
+	[FN_RALLOCX] = ALLOC("rallocx", 2, .ptr_arg = 1, .moves = true),
+	[FN_XALLOCX] = ALLOC("xallocx", 2, .ptr_arg = 1, .ret = RET_SIZE, .moves = true),
+	/* mimalloc */
+	[FN_MI_ZALLOC] = ALLOC("mi_zalloc", 1),
+	[FN_MI_MALLOC_ALIGNED] = ALLOC("mi_malloc_aligned", 1),
+	[FN_MI_ZALLOC_ALIGNED] = ALLOC("mi_zalloc_aligned", 1),
+	[FN_MI_CALLOC_ALIGNED] = ALLOC("mi_calloc_aligned", 2, .count_arg = 1),
+	[FN_MI_REALLOC_ALIGNED] = ALLOC("mi_realloc_aligned", 2, .ptr_arg = 1, .moves = true),
+	/* the BPF side reads these calls' arguments itself (enter_map) */
+	[FN_MMAP] = { .name = "mmap", .kind = CALL_MAP },
+	[FN_MREMAP] = { .name = "mremap", .kind = CALL_MAP },
+	[FN_MPROTECT] = { .name = "mprotect", .kind = CALL_MAP },
+	[FN_MUNMAP] = { .kind = CALL_MAP, .entry_only = true },
+	[FN_FREE] = { .kind = CALL_FREE, .entry_only = true },
+	/* another family's free, which may call another probed free */
+	[FN_FREE_NESTED] = { .kind = CALL_FREE, .entry_only = true },
+	[FN_THREAD_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
+	[FN_MAPS_CHANGE] = { .kind = CALL_HOOK, .entry_only = true },
+};
+
+const struct alloc_fn_info *allocfns__info(uint32_t fn)
+{
+	return fn > FN_NONE && fn < FN__COUNT ? &fns[fn] : NULL;
+}
+
+uint64_t allocfns__cookie(uint32_t fn)
+{
+	const struct alloc_fn_info *f = allocfns__info(fn);
+
+	if (!f || f->kind != CALL_ALLOC)
+		return fn;
+	return MAKE_COOKIE((uint64_t)fn, f->size_arg, f->count_arg, f->ptr_arg, f->ret, f->moves);
+}
+
+const char *allocfns__name(uint32_t fn)
+{
+	const struct alloc_fn_info *f = allocfns__info(fn);
+
+	return f && f->name ? f->name : "[allocator]";
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_ALLOCFNS_H
+#define TRACELLOC_ALLOCFNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracelloc.h"
+
+/*
+ * The traced functions as data: one row per enum alloc_fn, saying what it
+ * is, where an allocator's arguments are and what its return means. The
+ * probes' cookies are made from it (the BPF side reads the arguments where
+ * the cookie says), the views name the allocator frame from it, and
+ * attach.c's table of symbols (which function is which, in which family)
+ * points into it. A new allocator function is a row here and its symbols
+ * there.
+ */
+enum call_kind {
+	CALL_ALLOC,		/* returns a block (or moves one: realloc) */
+	CALL_FREE,		/* releases the block in its first argument: at entry */
+	CALL_MAP,		/* the program's own mappings: mmap, mremap, mprotect, munmap */
+	CALL_HOOK,		/* not an allocator: a thread's exit, ld.so's hook */
+};
+
+struct alloc_fn_info {
+	const char *name;	/* as the views show it; NULL: not shown */
+	enum call_kind kind;
+	uint8_t size_arg;	/* 1-6, 0: none */
+	uint8_t count_arg;	/* the size is count * size */
+	uint8_t ptr_arg;	/* the block given (moves), or where the block is written */
+	enum call_return ret;
+	bool moves;		/* may move or release the block given (a realloc) */
+	bool entry_only;	/* no return probe */
+};
+
+/* the row of fn; NULL for none */
+const struct alloc_fn_info *allocfns__info(uint32_t fn);
+/* the cookie of fn's probes */
+uint64_t allocfns__cookie(uint32_t fn);
+/* "malloc", "operator new[]"; "[allocator]" for a function with no name */
+const char *allocfns__name(uint32_t fn);
+
+#endif
