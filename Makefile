@@ -72,8 +72,18 @@ all: $(BIN) $(if $(filter 1,$(SANITIZE)),$(OBJ)/tests/unit)
 $(sort $(OUT) $(OUT)/tests $(OBJ) $(OBJ)/tests):
 	mkdir -p $@
 
-$(OUT)/tracelloc.bpf.o: bpf/tracelloc.bpf.c include/tracelloc.h | $(OUT)
+# the BPF object in parts, linked into one (one skeleton): the allocator
+# probes, the processes' lives, the system calls; the unwinder and what the
+# parts share are headers, inlined into each program
+BPF_PARTS := alloc process syscalls
+BPF_PART_OBJS := $(patsubst %,$(OUT)/bpf/%.bpf.o,$(BPF_PARTS))
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/tracelloc.h | $(OUT)
+	@mkdir -p $(@D)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/tracelloc.bpf.o: $(BPF_PART_OBJS)
+	$(BPFTOOL) gen object $@ $^
 
 $(OUT)/tracelloc.skel.h: $(OUT)/tracelloc.bpf.o
 	$(BPFTOOL) gen skeleton $< name tracelloc_bpf > $@

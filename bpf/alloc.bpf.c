@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probes on the allocator entry points of one process. Entry programs save the
+ * arguments of the outermost traced call per thread; the common return program
+ * captures the user stack and sends one allocation record. Frees are sent at
+ * entry, before the block can be handed out again, so the daemon always sees a
+ * release before any reuse of the address.
+ */
+#define TRACELLOC_DEFINE_SHARED
+#include "common.bpf.h"
+#include "mapping.bpf.h"
+#include "unwind.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* libbpf 1.1 (Debian 12) stops at the fifth argument */
+#if !defined(PT_REGS_PARM6) && defined(__TARGET_ARCH_x86)
+#define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
+#endif
+
+/* the call's arguments, read from the registers at fixed offsets (a read
+ * at an offset computed from n is one the verifier refuses in the context) */
+struct call_args {
+	__u64 a[6];
+};
+
+static __always_inline void read_args(struct pt_regs *ctx, struct call_args *args)
+{
+	args->a[0] = PT_REGS_PARM1(ctx);
+	args->a[1] = PT_REGS_PARM2(ctx);
+	args->a[2] = PT_REGS_PARM3(ctx);
+	args->a[3] = PT_REGS_PARM4(ctx);
+	args->a[4] = PT_REGS_PARM5(ctx);
+	args->a[5] = PT_REGS_PARM6(ctx);
+}
+
+/* argument n (1-6); 0 for none */
+static __always_inline __u64 call_arg(const struct call_args *args, __u32 n)
+{
+	return n >= 1 && n <= 6 ? args->a[n - 1] : 0;
+}
+
+/* an allocator's call: its size and the block it is given, where its
+ * cookie says they are */
+static __always_inline int enter(struct pt_regs *ctx, __u64 who, __u64 cookie)
+{
+	struct call_args args;
+	__u64 size, ptr_arg;
+	struct call_state *s;
+
+	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(COUNTER_NO_STATE);
+		return 0;
+	}
+	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call accounts */
+	if (s->depth++ > 0)
+		return 0;
+	read_args(ctx, &args);
+	size = call_arg(&args, COOKIE_SIZE_ARG(cookie));
+	ptr_arg = call_arg(&args, COOKIE_PTR_ARG(cookie));
+	if (COOKIE_COUNT_ARG(cookie))
+		size = array_size(call_arg(&args, COOKIE_COUNT_ARG(cookie)), size);
+	s->fn = COOKIE_FN(cookie);
+	s->ret = COOKIE_RET(cookie);
+	s->moves = !!(cookie & COOKIE_REALLOC);
+	s->size = size;
+	s->ptr_arg = ptr_arg;
+	if (!s->moves || !ptr_arg)
+		return 0;
+	/* sampling: the daemon knows only of sampled blocks */
+	if (sample_bytes) {
+		s->old_sampled = !bpf_map_delete_elem(&sampled, &ptr_arg);
+		if (!s->old_sampled)
+			return 0;
+	}
+	/* realloc may release ptr before it returns and another thread may get it back:
+	 * say so now, so the daemon never sees that reuse before the release */
+	send_ptr_event(EVENT_REALLOC_BEGIN, who, ptr_arg);
+	return 0;
+}
+
+/* The address a successful call returned, or 0 when it failed. */
+static __always_inline __u64 returned_block(struct pt_regs *ctx, struct call_state *s)
+{
+	__u64 ret = PT_REGS_RC(ctx);
+	__u64 addr = 0;
+
+	if (s->ret == RET_SIZE) {
+		/* resized in place: the same block, of the size returned */
+		s->size = ret;
+		return ret ? s->ptr_arg : 0;
+	}
+	if (s->ret != RET_AT_PTR)
+		return ret;
+	if ((int)ret != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)s->ptr_arg))
+		return 0;
+	return addr;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(leave_alloc)
+{
+	__u32 fn = COOKIE_FN(bpf_get_attach_cookie(ctx));
+	struct call_state *s;
+	bool realloc_call, known_old;
+	__u8 one = 1;
+	__u64 addr, who;
+
+	if (empty_probes || !(who = target_who()))
+		return 0;
+	if (fn == FN_MMAP || fn == FN_MREMAP || fn == FN_MPROTECT)
+		return leave_map(ctx, who);
+	s = current_state(0);
+	/* no state or depth 0: the entry ran before we attached */
+	if (!s || s->depth == 0)
+		return 0;
+	if (--s->depth > 0)
+		return 0;
+	/* a block this thread frees from now on is not the one it freed last */
+	s->free_addr = 0;
+
+	addr = returned_block(ctx, s);
+	realloc_call = s->moves;
+	/* the daemon knows of realloc's old block (sampled, or no sampling) */
+	known_old = realloc_call && s->ptr_arg && (!sample_bytes || s->old_sampled);
+	if (!addr || s->size == ~0ULL) {
+		if (!known_old)
+			return 0;
+		/* realloc(p, 0) released p; otherwise p survives the failure */
+		if (s->size && sample_bytes)
+			bpf_map_update_elem(&sampled, &s->ptr_arg, &one, BPF_ANY);
+		send_ptr_event(s->size ? EVENT_REALLOC_FAILED : EVENT_FREE, who, s->ptr_arg);
+		return 0;
+	}
+	if (sample_bytes && !take_sample(s, s->size, addr, true)) {
+		/* not a sample: no stack, no record; only the old block's release */
+		if (known_old)
+			send_ptr_event(EVENT_FREE, who, s->ptr_arg);
+		return 0;
+	}
+
+	/* at the return the caller's frame is complete: its return address comes first */
+	send_alloc(ctx, s, who, s->fn, addr, s->size, known_old ? s->ptr_arg : 0, false);
+	return 0;
+}
+
+static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u64 sp)
+{
+	struct call_state *s;
+	__u64 now;
+
+	if (!ptr)
+		return 0;
+	s = current_state(nested_ok ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
+	if (s && s->depth)
+		return 0;
+	/* called by another free of the same block (a sized delete calling
+	 * free), the outer one still running: deeper on the stack, at once,
+	 * with no allocation by this thread in between */
+	if (nested_ok && s) {
+		now = bpf_ktime_get_ns();
+		if (ptr == s->free_addr && sp <= s->free_sp && now - s->free_ns < 100000)
+			return 0;
+		s->free_addr = ptr;
+		s->free_sp = sp;
+		s->free_ns = now;
+	}
+	/* sampling: the daemon never heard of a block that was not sampled. Most
+	 * blocks were not: a lookup takes no lock, a delete locks its bucket. */
+	if (sample_bytes &&
+	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
+		return 0;
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, who, ptr);
+	return 0;
+}
+
+/*
+ * start_thread() calls __call_tls_dtors() once the thread function is done;
+ * then glibc hands every chunk of the thread's cache to free() again. Those
+ * were freed by the program already: the daemon must not call them unknown.
+ */
+static __always_inline int enter_thread_exit(void)
+{
+	struct call_state *s;
+
+	/* the main thread runs it from exit(), where frees are the program's */
+	if (is_main_thread())
+		return 0;
+	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s)
+		s->exiting = 1;
+	return 0;
+}
+
+/* ld.so's r_state at addr is not RT_CONSISTENT (or cannot be read) */
+static __always_inline bool maps_in_flux(__u64 addr)
+{
+	__u32 state = 1;
+
+	if (bpf_probe_read_user(&state, sizeof(state), (void *)addr))
+		return true;
+	return state != 0;
+}
+
+/* One entry program for every traced function: the probe's cookie says which,
+ * and so where its arguments are. One program lets one uprobe_multi link carry
+ * all the entry probes of an object. */
+SEC("uprobe")
+int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 fn = COOKIE_FN(cookie);
+	struct proc_state *proc;
+	__u64 who;
+
+	if (empty_probes || !(who = target_who()))
+		return 0;
+	switch (fn) {
+	case FN_FREE:
+		return enter_free(who, arg1, false, 0);
+	case FN_FREE_NESTED:
+		return enter_free(who, arg1, true, PT_REGS_SP(ctx));
+	case FN_THREAD_EXIT:
+		return enter_thread_exit();
+	case FN_MAPS_CHANGE:
+		/* the daemon reads the maps of the new generation at once */
+		proc = proc_of(who);
+		__sync_fetch_and_add(&proc->maps_gen, 1);
+		if (proc->hold_at_hook) {
+			send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen,
+					     BPF_RB_FORCE_WAKEUP);
+			if (++proc->hook_calls == 2) {
+				proc->hold_at_hook = 0;
+				hold_current();
+			}
+			return 0;
+		}
+		/* the maps are consistent again (RT_CONSISTENT): a dlopen's
+		 * libraries wait, stopped, for their tables */
+		if (proc->r_state_addr && !maps_in_flux(proc->r_state_addr) && hold_current()) {
+			send_ptr_event_flags(EVENT_MAPS_HELD, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
+			return 0;
+		}
+		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
+		return 0;
+	case FN_MMAP:
+		return enter_map(who, fn, arg2, arg4, arg3, 0, 0);
+	case FN_MREMAP:
+		return enter_map(who, fn, arg3, 0, 0, arg1, arg2);
+	case FN_MPROTECT:
+		return enter_map(who, fn, arg2, 0, arg3, arg1, 0);
+	case FN_MUNMAP:
+		return enter_unmap(who, arg1, arg2);
+	default:	/* an allocator: its arguments are where the cookie says */
+		return enter(ctx, who, cookie);
+	}
+}
+

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The processes' lives: a thread's exit, exec, a stop signal for a process
+ * held, a fork. What the daemon follows (see src/follow.c).
+ */
+#include "common.bpf.h"
+
+/*
+ * The main thread exits while others run on (pthread_exit in main). A
+ * perf-event link filters on the memory map of the thread it was made for,
+ * and stops with it: the daemon says so.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *p)
+{
+	__u64 who = target_who();
+
+	if (!who || !is_main_thread() || !p->signal || !p->signal->live.counter)
+		return 0;
+	send_ptr_event_flags(EVENT_MAIN_EXIT, who, 0, BPF_RB_FORCE_WAKEUP);
+	return 0;
+}
+
+/* --comm: a program of that name began (its first instruction is still
+ * to run): it stops, and is held until the daemon has probed it */
+static __always_inline void started(struct task_struct *p)
+{
+	struct ptr_event ev = { .type = EVENT_COMM_EXEC };
+	__u64 name[THREAD_NAME_LEN / 8] = {};
+	__u32 tgid;
+
+	if (bpf_get_current_comm(name, sizeof(name)) || name[0] != comm_name[0] ||
+	    name[1] != comm_name[1])
+		return;
+	tgid = current_id() >> 32;
+	if (!tgid || !enter_waiting(tgid))
+		return;
+	ev.tid = (__u32)current_id();
+	ev.ts_ns = bpf_ktime_get_ns();
+	ev.addr = tgid;
+	if (!send_record(&ev, sizeof(ev), BPF_RB_FORCE_WAKEUP, COUNTER_LOST_FREE))
+		leave_waiting(tgid);
+}
+
+/*
+ * exec replaces the target's program: its heap is gone and its stacks would
+ * point into other code. The daemon ends the trace at this record, or
+ * follows the new program from it: a new heap, its files probed and their
+ * unwind tables built while it waits, stopped.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct ptr_event ev = { .type = EVENT_EXEC };
+	__u64 who = target_who();
+
+	if (!who) {
+		if (by_comm)
+			started(p);
+		return 0;
+	}
+	ev.slot = WHO_SLOT(who);
+	ev.tid = WHO_TID(who);
+	ev.ts_ns = bpf_ktime_get_ns();
+	send_record(&ev, sizeof(ev), BPF_RB_FORCE_WAKEUP, COUNTER_LOST_FREE);
+	if (proc_of(who)->hold_exec)
+		hold_current();
+	return 0;
+}
+
+/* the tgid of task as tracelloc sees it (see current_id), 0 when it has none there */
+static __always_inline __u32 ns_tgid(struct task_struct *task)
+{
+	struct upid upid;
+	struct pid *pid;
+	__u32 level;
+
+	if (!pidns_ino)
+		return task->tgid;
+	pid = task->group_leader->thread_pid;
+	level = pidns_level;
+	if (!pid || level > 31 || pid->level < level)
+		return 0;
+	if (bpf_probe_read_kernel(&upid, sizeof(upid), &pid->numbers[level]))
+		return 0;
+	return upid.nr;
+}
+
+/*
+ * A stop signal for a process we hold that is not our own SIGSTOP (a
+ * parent's kill(child, SIGSTOP), a ^Z): that stop is someone else's too,
+ * and the daemon must not continue it. Caught here because a SIGSTOP sent
+ * while ours is still pending merges with it, and nothing would show later.
+ */
+SEC("tp_btf/signal_generate")
+int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	__u32 tgid, zero = 0, *how;
+	__u64 *sending;
+
+	if (sig < SIGSTOP || sig > SIGSTOP + 3)
+		return 0;
+	sending = bpf_map_lookup_elem(&holding, &zero);
+	if (sending && *sending && *sending == bpf_get_current_pid_tgid())
+		return 0;
+	tgid = ns_tgid(task);
+	how = tgid ? bpf_map_lookup_elem(&held, &tgid) : NULL;
+	if (how)
+		*how |= HELD_OTHER_STOP;
+	return 0;
+}
+
+
+static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32 child_own,
+				      __u32 flags)
+{
+	struct fork_event ev = {
+		.type = type,
+		.slot = slot,
+		.tid = (__u32)current_id(),
+		.ts_ns = bpf_ktime_get_ns(),
+		.child = child,
+		.child_own = child_own,
+		.flags = flags,
+	};
+
+	return send_record(&ev, sizeof(ev), BPF_RB_FORCE_WAKEUP, COUNTER_LOST_FREE);
+}
+
+/*
+ * --follow-forks: a new process of a traced one, as the kernel makes it,
+ * in its parent (before the parent goes on, so the parent's record comes
+ * in the order of its records: what it held then, the child holds; and
+ * before the child ever runs). The child stops at its first return to user
+ * space, before any of its code runs, and is held until the daemon has
+ * probed it: its pages are copies of its parent's, without the parent's
+ * breakpoints, and no probe of ours filters on it yet. No system-call
+ * tracepoint is needed for this, so the rest of the host pays nothing for it.
+ */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym;
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid, child_tgid, flags, *slot, disarm = HELD_DISARM, how = 0, zero = 0;
+	__u32 waiting = NO_SLOT;
+	__u64 *sending;
+
+	if (!follow_forks || !parent || !child || child->tgid == parent->tgid)
+		return 0;	/* a thread */
+	parent_tgid = ns_tgid(parent);
+	slot = parent_tgid ? bpf_map_lookup_elem(&traced, &parent_tgid) : NULL;
+	if (!slot || *slot >= MAX_PROCS)
+		return 0;
+	child_tgid = ns_tgid(child);
+	if (!child_tgid || bpf_map_lookup_elem(&held, &disarm))
+		return 0;
+	flags = child->mm == parent->mm ? FORK_SHARES_VM : 0;
+	if (bpf_map_update_elem(&traced, &child_tgid, &waiting, BPF_NOEXIST)) {
+		count(COUNTER_UNTRACED_PROCS);
+		return 0;
+	}
+	if (bpf_map_update_elem(&held, &child_tgid, &how, BPF_ANY)) {
+		bpf_map_delete_elem(&traced, &child_tgid);
+		count(COUNTER_UNTRACED_PROCS);
+		return 0;
+	}
+	/* the parent's record, then the child's; the pair's key is the child's pid */
+	if (!send_fork(EVENT_FORK_PARENT, *slot, 0, child_tgid, flags) ||
+	    !send_fork(EVENT_FORK, *slot, child_tgid, child_tgid, flags)) {
+		bpf_map_delete_elem(&traced, &child_tgid);
+		bpf_map_delete_elem(&held, &child_tgid);
+		return 0;
+	}
+	sending = bpf_map_lookup_elem(&holding, &zero);
+	if (sending)
+		*sending = bpf_get_current_pid_tgid();
+	bpf_send_signal_task(child, SIGSTOP, PIDTYPE_TGID, 0);
+	if (sending)
+		*sending = 0;
+	return 0;
+}
+
