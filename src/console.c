@@ -11,6 +11,8 @@
 #include "events.h"
 #include "heap.h"
 #include "http.h"
+#include "leakcheck.h"
+#include "leaks.h"
 #include "options.h"
 #include "processes.h"
 #include "profile.h"
@@ -19,6 +21,7 @@
 #include "say.h"
 #include "traced.h"
 #include "tracer.h"
+#include "tracelloc.h"
 #include "tui.h"
 
 struct console {
@@ -33,6 +36,7 @@ struct console {
 	struct heap_stats last_report;		/* the heap when the last report was printed */
 	bool reported;
 	unsigned int report_generation;		/* the recording's, at that report */
+	bool found_lost;			/* a leak check found a block lost */
 };
 
 struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
@@ -173,6 +177,70 @@ bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t e
 	return !report_reader_gone(c, ending, ending_size);
 }
 
+static void drain(void *ctx)
+{
+	struct console *c = ctx;
+
+	traced__consume(c->traced);
+	traced__consume(c->traced);
+}
+
+/* one process: stopped, scanned, let go, and its section printed */
+static void check_process(struct console *c, pid_t pid, uint64_t tag)
+{
+	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .ctx = c,
+				     .attached_late = !c->opts->command };
+	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
+				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR") };
+	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
+	struct leak_report lr;
+	struct leakcheck *lc;
+	struct profile *p;
+	int err;
+
+	err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
+	if (err == -EPERM)
+		say(0, "leak check: pid %d is traced by another tracer (a debugger, strace): it "
+		    "cannot be scanned", pid);
+	else if (err == -ESRCH)
+		say(0, "leak check: pid %d has exited: there is nothing to scan", pid);
+	else if (err)
+		say(err, "leak check of pid %d", pid);
+	if (err)
+		return;
+	lr = (struct leak_report){ .pid = pid, .how = leakcheck__how(lc),
+				   .stopped_ms = leakcheck__stopped_ms(lc),
+				   .attached_late = leakcheck__attached_late(lc),
+				   .leaks = leakcheck__leaks(lc) };
+	leaks__totals(lr.leaks, bytes, blocks);
+	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
+	ro.now_ns = clock__now_ns();
+	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
+	err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;
+	if (err)
+		say(err, "cannot print the leak check");
+	profile__destroy(p);
+	leakcheck__destroy(lc);
+}
+
+void console__leak_check(struct console *c)
+{
+	uint64_t tag;
+	pid_t pid;
+	size_t i;
+
+	if (!c->opts->leak_check)
+		return;
+	for (i = 0; i < MAX_PROCS; i++)
+		if (traced__process(c->traced, i, &pid, &tag))
+			check_process(c, pid, tag);
+}
+
+bool console__found_lost(const struct console *c)
+{
+	return c->found_lost;
+}
+
 static void print_summary(struct console *c, const char *ending)
 {
 	const struct heap_stats *st = heap__stats(recording__heap(c->rec));
@@ -241,6 +309,7 @@ void console__finish(struct console *c, const char *ending)
 	if (!c->reported || c->report_generation != recording__generation(c->rec) ||
 	    memcmp(&c->last_report, heap__stats(heap), sizeof(c->last_report)))
 		print_report(c);
+	console__leak_check(c);
 	print_summary(c, ending);
 	describe_costs(c);
 	pid = traced__terminate(c->traced);

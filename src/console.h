@@ -43,6 +43,12 @@ bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t e
  * the trace ended), -v's costs, the command started told to end */
 void console__finish(struct console *c, const char *ending);
 
+/* --leak-check: each traced process stopped, scanned and let go, and what it
+ * lost printed with the report */
+void console__leak_check(struct console *c);
+/* a leak check found a block definitely or indirectly lost (--error-exitcode) */
+bool console__found_lost(const struct console *c);
+
 /* "standard output closed": fd has hung up */
 void console__stream_closed(int fd, char *ending, size_t ending_size);
 

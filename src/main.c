@@ -263,6 +263,11 @@ int main(int argc, char **argv)
 		err = bring_up(&s);
 	if (!err)
 		err = run(&s);
+	/* --error-exitcode: a leak check found something lost */
+	if (!err && s.opts.error_exitcode && console__found_lost(s.rooms.console))
+		err = (int)s.opts.error_exitcode;
+	else if (err)
+		err = 1;
 	session_destroy(&s);
-	return err ? 1 : 0;
+	return err;
 }

@@ -48,6 +48,8 @@ enum {
 	OPT_SNAPSHOT_KEEP,
 	OPT_FOLLOW_FORKS,
 	OPT_USER,
+	OPT_LEAK_CHECK,
+	OPT_ERROR_EXITCODE,
 };
 
 static const char usage[] =
@@ -95,6 +97,14 @@ static const char usage[] =
 	"      --per-thread              group by the allocating thread's name: a line per\n"
 	"                                thread, and the thread as every stack's root frame\n"
 	"                                (pprof: a thread label)\n"
+	"\n"
+	"Leak check:\n"
+	"      --leak-check              at the end, and on SIGUSR1: stop the process for a\n"
+	"                                moment, scan its memory for pointers to its live\n"
+	"                                blocks, and say which no pointer reaches (definitely,\n"
+	"                                indirectly, possibly lost, still reachable)\n"
+	"      --error-exitcode N        exit with N when a leak check finds a block\n"
+	"                                definitely or indirectly lost\n"
 	"\n"
 	"Filters (POSIX extended regular expressions on function names):\n"
 	"  -e, --exclude REGEX           hide frames that match (repeatable)\n"
@@ -368,6 +378,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "snapshot-keep", required_argument, NULL, OPT_SNAPSHOT_KEEP },
 		{ "follow-forks", no_argument, NULL, OPT_FOLLOW_FORKS },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "leak-check", no_argument, NULL, OPT_LEAK_CHECK },
+		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -498,6 +510,12 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_PER_THREAD:
 			opts->per_thread = true;
 			break;
+		case OPT_LEAK_CHECK:
+			opts->leak_check = true;
+			break;
+		case OPT_ERROR_EXITCODE:
+			err = parse_count(optarg, "--error-exitcode", 1, 255, &opts->error_exitcode);
+			break;
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;
 			break;
@@ -548,6 +566,10 @@ int options__parse(int argc, char **argv, struct options *opts)
 			  "--help)");
 	else if (opts->user && !opts->command)
 		err = bad("--user runs a command: give one after the options");
+	else if (opts->leak_check && opts->sample_bytes)
+		err = bad("--leak-check needs every block: not with --sample-bytes");
+	else if (opts->error_exitcode && !opts->leak_check)
+		err = bad("--error-exitcode is the leak check's: give --leak-check as well");
 	if (err)
 		options__free(opts);
 	return err ? err : OPTIONS_RUN;

@@ -50,6 +50,8 @@ struct options {
 	bool no_follow_exec;		/* an exec ends the trace */
 	bool per_thread;		/* stacks rooted at their thread's name */
 	bool tui;			/* a full-screen live view instead of reports */
+	bool leak_check;		/* which live blocks no pointer reaches (leakcheck.c) */
+	unsigned int error_exitcode;	/* exit status when one is lost; 0: as usual */
 	unsigned int unwind;		/* enum unwind_mode */
 	uint64_t sample_bytes;		/* 0: trace every call */
 	const char *svg_path;

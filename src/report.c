@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "leaks.h"
 #include "report.h"
 #include "processes.h"
 #include "text.h"
@@ -520,5 +521,130 @@ out:
 	free(by_id);
 	free(views);
 	free(t.picks);
+	return err;
+}
+
+/* bytes with thousands separated, as valgrind writes them: "10,864" */
+static void format_count(uint64_t n, char *buf, size_t size)
+{
+	char digits[32];
+	size_t len, i, o = 0;
+
+	len = (size_t)snprintf(digits, sizeof(digits), "%" PRIu64, n);
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+/* what one stack lost, in one class */
+struct lost_line {
+	uint32_t stack_id;
+	uint8_t cls;
+	uint64_t bytes, blocks, oldest_ns;
+};
+
+static int by_stack_class(const void *a, const void *b)
+{
+	const struct lost_line *x = a, *y = b;
+
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
+}
+
+static int by_lost_desc(const void *a, const void *b)
+{
+	const struct lost_line *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return by_stack_class(a, b);
+}
+
+/* the lost blocks (definitely and indirectly) summed per stack and class,
+ * the most bytes first; the count in *n */
+static struct lost_line *lost_lines(const struct leaks *l, size_t *n)
+{
+	struct lost_line *lines = calloc(leaks__count(l) + 1, sizeof(*lines));
+	size_t i, k = 0;
+
+	if (!lines)
+		return NULL;
+	for (i = 0; i < leaks__count(l); i++) {
+		const struct leak_block *b = leaks__block(l, i);
+
+		if (b->cls == LEAK_DEFINITE || b->cls == LEAK_INDIRECT)
+			lines[k++] = (struct lost_line){ b->stack_id, b->cls, b->size, 1, b->key };
+	}
+	qsort(lines, k, sizeof(*lines), by_stack_class);
+	for (i = 0, *n = 0; i < k; i++) {
+		struct lost_line *last = *n ? &lines[*n - 1] : NULL;
+
+		if (last && last->stack_id == lines[i].stack_id && last->cls == lines[i].cls) {
+			last->bytes += lines[i].bytes;
+			last->blocks++;
+			if (lines[i].oldest_ns < last->oldest_ns)
+				last->oldest_ns = lines[i].oldest_ns;
+			continue;
+		}
+		lines[(*n)++] = lines[i];
+	}
+	qsort(lines, *n, sizeof(*lines), by_lost_desc);
+	return lines;
+}
+
+static const struct profile_stack *stack_of(const struct profile *p, uint32_t stack_id)
+{
+	size_t i;
+
+	for (i = 0; i < p->count; i++)
+		if (p->stacks[i].stack_id == stack_id)
+			return &p->stacks[i];
+	return NULL;
+}
+
+int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
+		  const struct report_opts *o)
+{
+	static const enum leak_class order[] = { LEAK_DEFINITE, LEAK_INDIRECT, LEAK_POSSIBLE,
+						 LEAK_REACHABLE };
+	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
+	char num[32], age[32];
+	struct lost_line *lines;
+	size_t i, n = 0;
+	int err = 0;
+
+	leaks__totals(r->leaks, bytes, blocks);
+	fprintf(out, "\nleak check of pid %d (%s: the target was stopped %.2f ms):\n", r->pid,
+		r->how, r->stopped_ms);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		format_count(bytes[order[i]], num, sizeof(num));
+		fprintf(out, "    %15s: %s bytes in %" PRIu64 " blocks\n",
+			leaks__class_name(order[i]), num, blocks[order[i]]);
+	}
+	if (r->attached_late)
+		fprintf(out, "    blocks from before the attach are unknown: the allocator's memory "
+			"outside the known blocks was taken for roots, so a block that only "
+			"those point at is never called lost\n");
+	lines = lost_lines(r->leaks, &n);
+	if (!lines)
+		return -ENOMEM;
+	if (n)
+		fprintf(out, "  lost, by stack:\n");
+	for (i = 0; i < n && (int)i < o->top && !err; i++) {
+		const struct profile_stack *s = stack_of(p, lines[i].stack_id);
+
+		format_count(lines[i].bytes, num, sizeof(num));
+		format_age(o->now_ns > lines[i].oldest_ns ? o->now_ns - lines[i].oldest_ns : 0, age,
+			   sizeof(age));
+		fprintf(out, "    %s bytes %s in %" PRIu64 " blocks, the oldest %s old\n", num,
+			leaks__class_name(lines[i].cls), lines[i].blocks, age);
+		if (s)
+			err = print_stack(out, p, s, o);
+	}
+	free(lines);
 	return err;
 }

@@ -64,6 +64,19 @@ void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now
 		       const struct heap_stats *prev, double interval_s, const struct loss *loss);
 void report__summary(FILE *out, const struct summary *s);
 /* the top allocations (largest live blocks) and the top allocators (stacks) */
+/* a leak check (--leak-check) of one process, for report__leaks */
+struct leaks;
+struct leak_report {
+	int pid;
+	const char *how;	/* "stopped scan" */
+	double stopped_ms;	/* how long the target was stopped */
+	bool attached_late;	/* -p: blocks from before the attach are unknown */
+	const struct leaks *leaks;
+};
+/* its totals per class, and the stacks that lost the most (o->top), each
+ * named from p; negative errno */
+int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
+		  const struct report_opts *o);
 int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		const struct report_opts *opts);
 

@@ -202,11 +202,14 @@ static int on_pending(void *ctx, int fd)
 	return handle_pending(ctx);
 }
 
-/* output files now: the TUI's `w`, SIGUSR1 */
+/* output files now: the TUI's `w`, SIGUSR1; and the leak check (not over
+ * the live view) */
 static void write_now(struct run_rooms *r)
 {
 	traced__consume(r->traced);
 	outputs__write(r->outputs);
+	if (!r->opts->tui)
+		console__leak_check(r->console);
 }
 
 /* keys of --tui */

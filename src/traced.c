@@ -1321,3 +1321,14 @@ pid_t traced__terminate(struct traced *t)
 		return proc_pid(t->first);
 	return 0;
 }
+
+bool traced__process(const struct traced *t, size_t i, pid_t *pid, uint64_t *tag)
+{
+	const struct proc *p = i < MAX_PROCS ? &t->procs[i] : NULL;
+
+	if (!p || !p->live || !p->target)
+		return false;
+	*pid = proc_pid(p);
+	*tag = t->several ? PROC_TAG(p->idx) : 0;
+	return true;
+}

@@ -96,6 +96,9 @@ void traced__let_go(struct traced *t, pid_t pid);
 uint32_t traced__idx(const struct traced *t, uint16_t slot);
 pid_t traced__pid(const struct traced *t, uint16_t slot);
 
+/* the process in slot i, traced now: its pid and the number its blocks
+ * carry (0 with one process); false for a slot with none (up to MAX_PROCS) */
+bool traced__process(const struct traced *t, size_t i, pid_t *pid, uint64_t *tag);
 /* for titles: "pid 1234, ./app", "5 processes, ./server" */
 void traced__name(const struct traced *t, char *buf, size_t size);
 /* the summary's: the first process's pid, its programs ("a -> b") when exec

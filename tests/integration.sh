@@ -439,6 +439,130 @@ test_big_library_report() { # clang++ (libLLVM, 45,000 symbols, no frame pointer
 	fi
 }
 
+# ---------------------------------------------------------------- leak check
+
+# leak_totals FILE: "CLASS BYTES BLOCKS" per class of the leak check's section
+leak_totals() {
+	awk '/^leak check of pid/ { on = 1; next }
+	     on && /^ +(definitely lost|indirectly lost|possibly lost|still reachable): / {
+		sub(/^ +/, ""); split($0, h, ":"); split(h[2], w, " "); gsub(",", "", w[1])
+		sub(/ lost$/, "", h[1]); sub(/^still /, "", h[1]); print h[1], w[1], w[4] }' "$1"
+}
+
+# leak_sites FILE SITE: "BYTES CLASS BLOCKS" for each lost stack through SITE
+leak_sites() {
+	awk -v site="$2" '
+		/^    [0-9,]+ bytes (definitely|indirectly) lost in [0-9]+ blocks/ { head = $0; next }
+		!/^        / { head = ""; next }
+		head != "" && index($0, " " site "+") {
+			split(head, w, " "); gsub(",", "", w[1]); print w[1], w[3], w[6]; head = "" }
+	' "$1" | sort
+}
+
+# leak_check_expect NAME WHAT: the classes of tests/targets/lost.c, exactly
+leak_check_expect() {
+	local f=$T_DIR/$1.last what=$2
+	# the last check's section, to the summary
+	awk '/^leak check of pid/ { n++ } { line[NR] = $0; sec[NR] = n }
+	     END { for (i = 1; i <= NR; i++) if (sec[i] == n && n) print line[i] }' \
+		"$T_DIR/$1.out" | sed '/^==> summary/,$d' >"$f"
+	assert_eq "$(leak_totals "$f" | grep '^definitely ')" "definitely 1612 4" "$what: definitely lost"
+	assert_eq "$(leak_totals "$f" | grep '^indirectly ')" "indirectly 176 3" "$what: indirectly lost"
+	# the interior pointer, and glibc's DTV of the blocked thread (its TCB
+	# points one entry into it: valgrind says possibly lost too)
+	assert_eq "$(leak_totals "$f" | grep '^possibly ')" "possibly 688 2" "$what: possibly lost"
+	# global, chain (2), __thread, a blocked thread's local, inside an mmap
+	assert_eq "$(leak_totals "$f" | grep '^reachable ')" "reachable 2700 6" "$what: still reachable"
+	assert_eq "$(leak_sites "$f" site_dropped)" "1000 definitely 1" "$what: the dropped pointer"
+	assert_eq "$(leak_sites "$f" site_xor)" "500 definitely 1" "$what: kept only xor-ed"
+	assert_eq "$(leak_sites "$f" site_list_head)" "64 definitely 1" "$what: the lost list's head"
+	assert_eq "$(leak_sites "$f" site_list_node | tr '\n' ' ')" "64 indirectly 1 64 indirectly 1 " \
+		"$what: its nodes"
+	assert_eq "$(leak_sites "$f" site_cycle | tr '\n' ' ')" "48 definitely 1 48 indirectly 1 " \
+		"$what: the lost cycle"
+	local site
+	for site in site_global site_chain site_tls site_thread_stack site_in_mmap site_interior site_freed; do
+		assert_eq "$(leak_sites "$f" "$site")" "" "$what: nothing lost through $site"
+	done
+}
+
+test_leak_check_launch() { # --leak-check at the end of a command's trace: each class exact per site; the target goes on (SIGTERM after)
+	need_target lost || return
+	TL_ENV=(TL_READY="$T_DIR/lost.ready")
+	tl_bg lc --leak-check -i 0 -t 20 -- "$TB/lost"
+	if ! wait_for_grep "$T_DIR/lost.ready" '^ready [0-9]+$' 20 "$TL_PID"; then
+		fail "lost: not ready"
+		return
+	fi
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "lost: tracelloc did not end"
+	assert_eq "$WAIT_RC" 0 "lost: tracelloc's exit status"
+	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(stopped scan: the target was stopped [0-9.]+ ms\):$" \
+		"lost: the section's header"
+	leak_check_expect lc "lost (launch)"
+	assert_no_grep "$T_DIR/lc.out" "blocks from before the attach" "lost (launch): every block known"
+	# --error-exitcode: the same, as a CI gate
+	TL_ENV=(TL_READY="$T_DIR/lost2.ready")
+	tl_bg lc2 --leak-check --error-exitcode 7 -i 0 -t 0 -- "$TB/lost"
+	wait_for_grep "$T_DIR/lost2.ready" '^ready [0-9]+$' 20 "$TL_PID" || fail "lost: not ready (2)"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30
+	assert_eq "$WAIT_RC" 7 "lost: --error-exitcode 7 when something is lost"
+}
+
+test_leak_check_attach() { # --leak-check -p: the same classes of the blocks made after the attach; SIGUSR1 checks meanwhile; the target runs on, not stopped
+	need_target lost || return
+	local tpid st
+	start_target lost wait || return
+	tpid=$TGT_PID
+	tl_bg lp --leak-check -i 0 -t 20 -p "$tpid"
+	if ! wait_for_grep "$T_DIR/lp.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+		fail "lost -p: not attached"
+		return
+	fi
+	rm -f "$T_DIR/lost.ready"
+	kill -USR1 "$tpid"
+	wait_for_grep "$T_DIR/lost.ready" '^ready [0-9]+$' 20 "$tpid" || fail "lost -p: not ready after SIGUSR1"
+	# a check on SIGUSR1, while the trace goes on
+	kill -USR1 "$TL_PID"
+	wait_for_grep "$T_DIR/lp.out" '^ +still reachable: ' 20 "$TL_PID" || fail "lost -p: no check on SIGUSR1"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "lost -p: tracelloc did not end"
+	assert_eq "$WAIT_RC" 0 "lost -p: tracelloc's exit status"
+	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/lp.out")" 2 "lost -p: a check on SIGUSR1 and one at the end"
+	leak_check_expect lp "lost (-p)"
+	assert_grep "$T_DIR/lp.out" "blocks from before the attach are unknown" "lost (-p): says the older blocks are unknown"
+	st=$(awk '{ print $3 }' "/proc/$tpid/stat" 2>/dev/null)
+	assert_eq "$st" S "lost -p: the target sleeps on (not stopped, not traced)"
+	assert_eq "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tpid/status")" 0 "lost -p: no tracer left on it"
+	kill "$tpid"
+}
+
+test_leak_check_refused() { # a target traced by another tracer is refused in one line; one stopped by SIGSTOP stays stopped
+	need_target lost || return
+	local tpid
+	start_target lost || return
+	tpid=$TGT_PID
+	kill -STOP "$tpid"
+	tl_run ls --leak-check -i 0 -t 0 -d 1 -p "$tpid"
+	assert_eq "$TL_RC" 0 "lost stopped: tracelloc's exit status"
+	assert_grep "$T_DIR/ls.out" '^ +definitely lost: ' "lost stopped: scanned all the same"
+	assert_eq "$(awk '{ print $3 }' "/proc/$tpid/stat")" T "lost stopped: left stopped"
+	kill -CONT "$tpid"
+	# another tracer (as a debugger would be): PTRACE_SEIZE from python, held 4 s
+	python3 -c 'import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+print("seized", libc.ptrace(0x4206, int(sys.argv[1]), 0, 0), flush=True)
+time.sleep(4)' "$tpid" >"$T_DIR/seize.out" 2>&1 &
+	local spid=$!
+	wait_for_grep "$T_DIR/seize.out" '^seized 0$' 5 "$spid" || fail "lost: could not seize it from python"
+	tl_run lg --leak-check -i 0 -t 0 -d 1 -p "$tpid"
+	assert_grep "$T_DIR/lg.err" "^tracelloc: leak check: pid $tpid is traced by another tracer" \
+		"lost under another tracer: refused in one line"
+	wait "$spid" 2>/dev/null
+	kill "$tpid"
+}
+
 test_mmap_where_made() { # a dynamic program's mappings are seen at its libc's mmap: no system-call tracepoint for the host to pay; a static one's at the tracepoints, said at start
 	need_target sleeper || return
 	need_target sleeper_static || return

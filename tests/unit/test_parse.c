@@ -417,6 +417,27 @@ TEST(options_unwind)
 		    "--unwind DWARF: the error names the modes");
 }
 
+TEST(options_leak_check)
+{
+	struct options o;
+
+	ASSERT_EQ(PARSE(&o, "--leak-check", "--error-exitcode", "3", "-p", "1"), OPTIONS_RUN,
+		  "--leak-check --error-exitcode 3");
+	ASSERT_QUIET("--leak-check --error-exitcode 3");
+	ASSERT_TRUE(o.leak_check, "leak_check");
+	ASSERT_EQ(o.error_exitcode, 3, "error_exitcode");
+	ASSERT_TRUE(PARSE(&o, "--error-exitcode", "3", "-p", "1") != OPTIONS_RUN,
+		    "--error-exitcode alone");
+	ASSERT_TRUE(strstr(cap_err, "give --leak-check as well") != NULL, "says why");
+	ASSERT_TRUE(PARSE(&o, "--leak-check", "--sample-bytes", "1M", "-p", "1") != OPTIONS_RUN,
+		    "--leak-check with sampling");
+	ASSERT_TRUE(strstr(cap_err, "not with --sample-bytes") != NULL, "says why");
+	ASSERT_TRUE(PARSE(&o, "--leak-check", "--error-exitcode", "0", "-p", "1") != OPTIONS_RUN,
+		    "--error-exitcode 0");
+	ASSERT_TRUE(PARSE(&o, "--leak-check", "--error-exitcode", "256", "-p", "1") != OPTIONS_RUN,
+		    "--error-exitcode 256");
+}
+
 TEST(options_pid)
 {
 	struct options o;

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_LEAKCHECK_H
+#define TRACELLOC_LEAKCHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "leaks.h"
+
+/*
+ * --leak-check on one traced process: every thread stopped (ptrace seize
+ * and interrupt), the records sent before the stop read, the registers
+ * taken; the roots found in its maps (the stacks from each thread's stack
+ * pointer, the writable data of its objects, the anonymous mappings that
+ * hold no block we know, the program's own mappings); every live block of
+ * the model classified (leaks.c) while the process waits; then let go.
+ * Which of its memory is the allocator's: a mapping that holds live blocks
+ * (an arena, the brk heap) is no root; under -p, where blocks from before
+ * the attach are unknown, its bytes outside the known blocks are.
+ */
+struct leakcheck;
+struct heap;
+
+struct leakcheck_opts {
+	pid_t pid;
+	uint64_t tag;		/* the process's number on its blocks (processes.h), 0 with one */
+	bool attached_late;	/* -p: blocks from before the attach are unknown */
+	/* the records sent until the stop, read into the heap */
+	void (*drain)(void *ctx);
+	void *ctx;
+};
+
+/* the check of o->pid, of heap's blocks; negative errno: -EPERM traced by
+ * another tracer, -ESRCH gone */
+int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct leakcheck **out);
+void leakcheck__destroy(struct leakcheck *c);
+
+const struct leaks *leakcheck__leaks(const struct leakcheck *c);
+/* how long the target was stopped */
+double leakcheck__stopped_ms(const struct leakcheck *c);
+/* "stopped scan" */
+const char *leakcheck__how(const struct leakcheck *c);
+pid_t leakcheck__pid(const struct leakcheck *c);
+bool leakcheck__attached_late(const struct leakcheck *c);
+/* the oldest birth of a block of stack_id in class cls (CLOCK_MONOTONIC ns), 0: none */
+uint64_t leakcheck__oldest(const struct leakcheck *c, uint32_t stack_id, enum leak_class cls);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef TRACELLOC_LEAKS_H
+#define TRACELLOC_LEAKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * Which live blocks no pointer reaches any more: a conservative
+ * mark-and-sweep over the memory of one instant, with valgrind's classes.
+ * The blocks are the model's live blocks at that instant; the roots are
+ * ranges of memory (data, stacks from their stack pointer, the program's
+ * own mappings) and single words (registers). A word is a pointer into a
+ * block when it is aligned (8 bytes) and points anywhere inside it; a
+ * pointer to a block's first byte reaches it, one into its middle reaches
+ * it possibly. Memory is read through the caller's function, from the
+ * target stopped, or from a snapshot of it.
+ *
+ * Then the blocks no root reaches are put in cliques, in address order
+ * (as valgrind's memcheck does): a block not yet in one leads a clique of
+ * every unreached block it reaches, directly or not; a leader is
+ * definitely lost, the rest indirectly (a lost list: its head definitely,
+ * its nodes indirectly; a lost cycle: one member definitely, the others
+ * indirectly), and a leader reached from a later one joins that one's
+ * clique.
+ */
+enum leak_class {
+	LEAK_REACHABLE,		/* still reachable: a pointer to its start from a root */
+	LEAK_POSSIBLE,		/* possibly lost: reached only through pointers into its middle */
+	LEAK_INDIRECT,		/* indirectly lost: unreached, pointed at by another lost block */
+	LEAK_DEFINITE,		/* definitely lost: no pointer reaches it */
+	LEAK__COUNT,
+};
+
+struct leak_block {
+	uint64_t addr;		/* as the target sees it */
+	uint64_t size;
+	uint64_t key;		/* the caller's (the model's address of it) */
+	uint32_t stack_id;
+	uint8_t cls;		/* enum leak_class, once classified */
+	uint8_t state;		/* the scan's */
+	uint32_t clique;	/* indirectly lost: the index of its clique's leader */
+};
+
+/* copies len bytes of the target's memory at addr into buf: the bytes
+ * copied (fewer where the memory ends or cannot be read), or negative errno */
+typedef ssize_t (*leaks_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+
+struct leaks;
+
+/* reads memory through read(ctx, ...); NULL when out of memory */
+struct leaks *leaks__new(leaks_read_fn read, void *ctx);
+void leaks__destroy(struct leaks *l);
+
+/* a live block of the instant (before leaks__seal); negative errno */
+int leaks__add(struct leaks *l, uint64_t addr, uint64_t size, uint64_t key, uint32_t stack_id);
+/* the blocks are all added: sorted, overlaps dropped; negative errno */
+int leaks__seal(struct leaks *l);
+/* [start, end) is a root: every block it points at is reached, and what
+ * those point at in turn; skip_blocks: the blocks inside the range are not
+ * read as part of it (a range of the allocator's that holds them) */
+int leaks__root_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_blocks);
+/* a word that is a root (a register); negative errno */
+int leaks__root_word(struct leaks *l, uint64_t word);
+/* the rest: cliques of the unreached, and every block's class; negative
+ * errno (out of memory: the unreached are then all definitely lost) */
+int leaks__classify(struct leaks *l);
+
+size_t leaks__count(const struct leaks *l);
+const struct leak_block *leaks__block(const struct leaks *l, size_t i);
+/* the block that contains addr, or NULL */
+const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr);
+/* bytes and blocks of each class */
+void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t blocks[LEAK__COUNT]);
+/* bytes read while scanning */
+uint64_t leaks__bytes_read(const struct leaks *l);
+/* "definitely lost", ... */
+const char *leaks__class_name(enum leak_class c);
+
+#endif

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* leaks.c: the classes of valgrind's memcheck over a memory image made by
+ * hand: reachable, possibly (interior), a lost list, a lost cycle, a
+ * pointer kept only xor-ed, roots that hold blocks of their own */
+#include <errno.h>
+#include <string.h>
+
+#include "leaks.h"
+#include "test.h"
+
+#define BASE 0x100000ULL
+#define SPACE (64 << 10)
+
+struct image {
+	uint64_t words[SPACE / 8];
+};
+
+static ssize_t read_image(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct image *im = ctx;
+
+	if (addr < BASE || addr >= BASE + SPACE)
+		return -EFAULT;
+	if (len > BASE + SPACE - addr)
+		len = BASE + SPACE - addr;
+	memcpy(buf, (char *)im->words + (addr - BASE), len);
+	return (ssize_t)len;
+}
+
+static void put(struct image *im, uint64_t addr, uint64_t word)
+{
+	im->words[(addr - BASE) / 8] = word;
+}
+
+static enum leak_class class_of(const struct leaks *l, uint64_t addr)
+{
+	const struct leak_block *b = leaks__find(l, addr);
+
+	return b ? (enum leak_class)b->cls : LEAK__COUNT;
+}
+
+/* blocks of 64 bytes at BASE + 0x1000 * i; the root is [BASE, BASE + 0x100) */
+#define BLOCK(i) (BASE + 0x1000ULL * (i))
+
+static struct leaks *image_leaks(struct image *im, int nblocks)
+{
+	struct leaks *l = leaks__new(read_image, im);
+	int i;
+
+	for (i = 1; i <= nblocks && l; i++)
+		if (leaks__add(l, BLOCK(i), 64, BLOCK(i), i))
+			return NULL;
+	if (l)
+		leaks__seal(l);
+	return l;
+}
+
+TEST(leaks_classes)
+{
+	static struct image im;
+	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
+	struct leaks *l;
+
+	memset(&im, 0, sizeof(im));
+	/* 1 reached from the root, 2 from 1 */
+	put(&im, BASE + 0x10, BLOCK(1));
+	put(&im, BLOCK(1) + 8, BLOCK(2));
+	/* 3 only through its middle; what 3 points at the start of is reached */
+	put(&im, BASE + 0x18, BLOCK(3) + 24);
+	put(&im, BLOCK(3), BLOCK(4));
+	/* a lost list, head at the highest address: 7 -> 6 -> 5 */
+	put(&im, BLOCK(7), BLOCK(6));
+	put(&im, BLOCK(6), BLOCK(5));
+	/* a lost cycle: 8 <-> 9 */
+	put(&im, BLOCK(8) + 16, BLOCK(9));
+	put(&im, BLOCK(9) + 16, BLOCK(8));
+	/* 10 kept only xor-ed: no scanner sees it */
+	put(&im, BASE + 0x20, BLOCK(10) ^ 0x5a5a5a5a5a5aULL);
+	/* 11 reached from a register; 12 a misaligned word only */
+	{
+		uint64_t w = BLOCK(12);
+
+		memcpy((char *)im.words + 0x29, &w, sizeof(w));
+	}
+	l = image_leaks(&im, 12);
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	ASSERT_OK(leaks__root_range(l, BASE, BASE + 0x100, false), "the root range");
+	ASSERT_OK(leaks__root_word(l, BLOCK(11) + 8), "a register, into 11's middle");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_REACHABLE, "1: from the root");
+	ASSERT_EQ(class_of(l, BLOCK(2)), LEAK_REACHABLE, "2: from 1");
+	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_POSSIBLE, "3: through its middle only");
+	ASSERT_EQ(class_of(l, BLOCK(4)), LEAK_REACHABLE, "4: from 3's, to its start");
+	ASSERT_EQ(class_of(l, BLOCK(7)), LEAK_DEFINITE, "7: the lost list's head");
+	ASSERT_EQ(class_of(l, BLOCK(6)), LEAK_INDIRECT, "6: a node");
+	ASSERT_EQ(class_of(l, BLOCK(5)), LEAK_INDIRECT, "5: a node, a leader until 7 came");
+	ASSERT_EQ(class_of(l, BLOCK(8)), LEAK_DEFINITE, "8: the cycle's first");
+	ASSERT_EQ(class_of(l, BLOCK(9)), LEAK_INDIRECT, "9: the rest of the cycle");
+	ASSERT_EQ(class_of(l, BLOCK(10)), LEAK_DEFINITE, "10: xor-ed");
+	ASSERT_EQ(class_of(l, BLOCK(11)), LEAK_POSSIBLE, "11: a register into its middle");
+	ASSERT_EQ(class_of(l, BLOCK(12)), LEAK_DEFINITE, "12: a misaligned word is no pointer");
+	leaks__totals(l, bytes, blocks);
+	ASSERT_EQ(blocks[LEAK_DEFINITE], 4, "7, 8, 10, 12");
+	ASSERT_EQ(blocks[LEAK_INDIRECT], 3, "5, 6, 9");
+	ASSERT_EQ(bytes[LEAK_REACHABLE], 3 * 64, "1, 2, 4");
+	ASSERT_EQ(blocks[LEAK_POSSIBLE], 2, "3, 11");
+	leaks__destroy(l);
+}
+
+TEST(leaks_root_that_holds_blocks)
+{
+	static struct image im;
+	struct leaks *l;
+
+	memset(&im, 0, sizeof(im));
+	/* the range [BLOCK(1), BLOCK(4)) is a root with blocks in it (an arena
+	 * under -p): its words outside the blocks are roots, not theirs */
+	put(&im, BLOCK(1) + 0x800, BLOCK(3));	/* between blocks: a root */
+	put(&im, BLOCK(2), BLOCK(5));		/* inside block 2, which nothing reaches */
+	l = image_leaks(&im, 5);
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	ASSERT_OK(leaks__root_range(l, BLOCK(1), BLOCK(4), true), "the arena");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_REACHABLE, "3: from the arena's own words");
+	ASSERT_EQ(class_of(l, BLOCK(2)), LEAK_DEFINITE, "2: its bytes are no root");
+	ASSERT_EQ(class_of(l, BLOCK(5)), LEAK_INDIRECT, "5: from 2 only");
+	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_DEFINITE, "1: nothing points at it");
+	leaks__destroy(l);
+}
+
+TEST(leaks_unreadable_and_overlapping)
+{
+	static struct image im;
+	struct leaks *l = leaks__new(read_image, &im);
+
+	memset(&im, 0, sizeof(im));
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	/* a block outside the image cannot be read: it is scanned as empty */
+	ASSERT_OK(leaks__add(l, BASE + SPACE + 0x1000, 64, 1, 1), "outside");
+	ASSERT_OK(leaks__add(l, BLOCK(1), 64, 2, 2), "a block");
+	ASSERT_OK(leaks__add(l, BLOCK(1) + 32, 64, 3, 3), "one overlapping it (a lost record)");
+	ASSERT_OK(leaks__seal(l), "seal");
+	ASSERT_EQ(leaks__count(l), 2, "the overlap dropped");
+	put(&im, BASE, BASE + SPACE + 0x1000);
+	ASSERT_OK(leaks__root_range(l, BASE - 0x2000, BASE + 0x100, false), "a root partly unreadable");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_EQ(class_of(l, BASE + SPACE + 0x1000), LEAK_REACHABLE, "reached past the unreadable pages");
+	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_DEFINITE, "the block");
+	leaks__destroy(l);
+}
