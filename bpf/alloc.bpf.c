@@ -245,6 +245,12 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		}
 		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
 		return 0;
+	case FN_EXIT:
+		/* --leak-check: scanned before its memory goes (exit's handlers
+		 * and destructors have not run yet) */
+		if (hold_at_exit && hold_current())
+			send_ptr_event_flags(EVENT_EXITING, who, 0, BPF_RB_FORCE_WAKEUP);
+		return 0;
 	case FN_MMAP:
 		return enter_map(who, fn, arg2, arg4, arg3, 0, 0);
 	case FN_MREMAP:

@@ -65,6 +65,8 @@ SHARED const volatile __u32 neg_log_table[EXP_TABLE_SIZE] INIT({});
 SHARED const volatile __u32 unwind_mode INIT(UNWIND_MODE_FP);
 /* --per-thread: allocations carry their thread's name */
 SHARED const volatile bool per_thread INIT(false);
+/* --leak-check: a process that calls exit() is held there until scanned */
+SHARED const volatile bool hold_at_exit INIT(false);
 
 /* the traced processes: tgid (in tracelloc's pid namespace) -> slot in
  * procs[]; the daemon adds and removes them */

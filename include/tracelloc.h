@@ -54,6 +54,7 @@ enum alloc_fn {
 	FN_FREE_NESTED,
 	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
 	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
+	FN_EXIT,		/* exit(): --leak-check holds the process there */
 	FN__COUNT,
 };
 
@@ -116,6 +117,9 @@ enum event_type {
 	 * and the process is stopped: a library was just loaded, none of its
 	 * code has run; the daemon builds its tables, then lets it go */
 	EVENT_MAPS_HELD,
+	/* struct ptr_event: the process called exit() and is stopped there,
+	 * its memory whole (--leak-check); the daemon scans it, then lets it go */
+	EVENT_EXITING,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */

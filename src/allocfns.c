@@ -41,6 +41,7 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_FREE_NESTED] = { .kind = CALL_FREE, .entry_only = true },
 	[FN_THREAD_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_MAPS_CHANGE] = { .kind = CALL_HOOK, .entry_only = true },
+	[FN_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
 };
 
 const struct alloc_fn_info *allocfns__info(uint32_t fn)

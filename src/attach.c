@@ -97,6 +97,8 @@ static const struct probe_def {
 	{ "mmap", FN_MMAP, LIB_C },
 	{ "mremap", FN_MREMAP, LIB_C },
 	{ "mprotect", FN_MPROTECT, LIB_C },
+	/* --leak-check: the process is held there, its memory whole */
+	{ "exit", FN_EXIT, LIB_C },
 	{ "malloc", FN_MALLOC, LIB_C },
 	{ "calloc", FN_CALLOC, LIB_C },
 	{ "realloc", FN_REALLOC, LIB_C },
@@ -146,6 +148,7 @@ static const struct probe_def {
 	{ "mmap", FN_MMAP, LIB_MUSL },
 	{ "mremap", FN_MREMAP, LIB_MUSL },
 	{ "mprotect", FN_MPROTECT, LIB_MUSL },
+	{ "exit", FN_EXIT, LIB_MUSL },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -698,7 +701,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		uint64_t offset, shift;
 
 		if (!f->has_offset[j] || !is_library(scan, probe_defs[j].lib) ||
-		    (maps_call(&probe_defs[j]) && a->opts.no_mmap))
+		    (maps_call(&probe_defs[j]) && a->opts.no_mmap) ||
+		    (probe_defs[j].fn == FN_EXIT && !a->opts.hold_at_exit))
 			continue;
 		offset = f->offset[j];
 		/* a second glibc, from another file: one allocator is what we trace */
@@ -723,7 +727,9 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].shift = shift;
 		a->nsites++;
 		/* the allocator's functions, as the user knows them */
-		if (probe_defs[j].lib != LIB_LD && !maps_call(&probe_defs[j]))
+		/* the functions of a family: exit is the leak check's, not its */
+		if (probe_defs[j].lib != LIB_LD && !maps_call(&probe_defs[j]) &&
+		    probe_defs[j].fn != FN_EXIT)
 			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
 	}
 out:

@@ -20,6 +20,8 @@ struct attach_opts {
 	bool probe_at_symbol;
 	/* libc's mmap, munmap and mremap are not probed (--no-mmap) */
 	bool no_mmap;
+	/* exit() is probed: --leak-check holds the process there */
+	bool hold_at_exit;
 	/* closes the uprobe_multi links once they go; NULL: at once */
 	struct closer *closer;
 };

@@ -37,6 +37,9 @@ struct console {
 	bool reported;
 	unsigned int report_generation;		/* the recording's, at that report */
 	bool found_lost;			/* a leak check found a block lost */
+	/* the processes checked at their exit: not again at the end */
+	pid_t exited[MAX_PROCS];
+	size_t nexited;
 };
 
 struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
@@ -203,7 +206,8 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag)
 		say(0, "leak check: pid %d is traced by another tracer (a debugger, strace): it "
 		    "cannot be scanned", pid);
 	else if (err == -ESRCH)
-		say(0, "leak check: pid %d has exited: there is nothing to scan", pid);
+		say(0, "leak check: pid %d ended without calling exit() (a signal, _exit): its "
+		    "memory went with it, unscanned", pid);
 	else if (err)
 		say(err, "leak check of pid %d", pid);
 	if (err)
@@ -223,6 +227,16 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag)
 	leakcheck__destroy(lc);
 }
 
+static bool checked_at_exit(const struct console *c, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < c->nexited; i++)
+		if (c->exited[i] == pid)
+			return true;
+	return false;
+}
+
 void console__leak_check(struct console *c)
 {
 	uint64_t tag;
@@ -232,8 +246,19 @@ void console__leak_check(struct console *c)
 	if (!c->opts->leak_check)
 		return;
 	for (i = 0; i < MAX_PROCS; i++)
-		if (traced__process(c->traced, i, &pid, &tag))
+		if (traced__process(c->traced, i, &pid, &tag) && !checked_at_exit(c, pid))
 			check_process(c, pid, tag);
+}
+
+void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
+{
+	struct console *c = ctx;
+
+	if (!c->opts->leak_check)
+		return;
+	check_process(c, pid, tag);
+	if (c->nexited < MAX_PROCS)
+		c->exited[c->nexited++] = pid;
 }
 
 bool console__found_lost(const struct console *c)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "tui.h"
 
@@ -46,6 +47,8 @@ void console__finish(struct console *c, const char *ending);
 /* --leak-check: each traced process stopped, scanned and let go, and what it
  * lost printed with the report */
 void console__leak_check(struct console *c);
+/* --leak-check of a process held at its exit (follow__on_exit's; ctx: the console) */
+void console__exit_check(void *ctx, pid_t pid, uint64_t tag);
 /* a leak check found a block definitely or indirectly lost (--error-exitcode) */
 bool console__found_lost(const struct console *c);
 

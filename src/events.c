@@ -203,7 +203,7 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	/* a process no longer traced (it exited, or exec'ed a program that is
 	 * not); one that waits for us is let go all the same (handle_pending) */
 	if (!k->live)
-		return ev->type == EVENT_MAPS_HELD ? hold(e, ev) : 0;
+		return ev->type == EVENT_MAPS_HELD || ev->type == EVENT_EXITING ? hold(e, ev) : 0;
 	switch (ev->type) {
 	case EVENT_EXEC:
 		/* what comes after is the new program's: its heap first */
@@ -215,6 +215,9 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_MAIN_EXIT:
 		e->main_exited = true;
 		return 0;
+	case EVENT_EXITING:
+		/* the process waits, stopped at exit, to be scanned (handle_pending) */
+		return hold(e, ev);
 	case EVENT_MAPS_HELD:
 	case EVENT_MAPS_CHANGE:
 		/* the maps of the new generation, read while they last */

@@ -21,7 +21,17 @@ struct follow {
 	struct traced *traced;
 	struct recording *rec;
 	struct forks *forks;
+	/* --leak-check: a process held at its exit */
+	void (*exit_check)(void *ctx, pid_t pid, uint64_t tag);
+	void *exit_ctx;
 };
+
+void follow__on_exit(struct follow *f, void (*check)(void *ctx, pid_t pid, uint64_t tag),
+		     void *ctx)
+{
+	f->exit_check = check;
+	f->exit_ctx = ctx;
+}
 
 struct follow *follow__new(struct traced *t, struct recording *rec)
 {
@@ -195,6 +205,9 @@ bool follow__pending(struct follow *f, char *ending, size_t ending_size)
 			break;
 		case EVENT_MAPS_HELD:
 			traced__maps_held(f->traced, pend.slot, pend.tid);
+			break;
+		case EVENT_EXITING:
+			traced__exiting(f->traced, pend.slot, pend.tid, f->exit_check, f->exit_ctx);
 			break;
 		}
 		events__resume(ev);

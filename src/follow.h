@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /*
  * What the records that stop the reading ask for: an exec, the two halves
@@ -19,6 +21,10 @@ struct recording;
 /* NULL when out of memory */
 struct follow *follow__new(struct traced *t, struct recording *rec);
 void follow__destroy(struct follow *f);
+
+/* --leak-check: check(ctx, pid, tag) for a process held at its exit */
+void follow__on_exit(struct follow *f, void (*check)(void *ctx, pid_t pid, uint64_t tag),
+		     void *ctx);
 
 /* after a read: what stopped it is dealt with, and the reading goes on;
  * true when the trace ends there (ending says why) */

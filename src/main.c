@@ -201,6 +201,7 @@ static int run(struct session *s)
 	r->console = console__new(&s->opts, r->traced, r->rec, r->tracer, r->http, s->report_out);
 	if (!r->outputs || !r->console)
 		return say(-ENOMEM, "cannot start tracing");
+	follow__on_exit(r->follow, console__exit_check, r->console);
 	console__announce(r->console);
 	if (s->opts.tui && (err = console__start_tui(r->console))) {
 		say(err == -ENOTTY ? 0 : err, "cannot start the live view");

@@ -267,6 +267,7 @@ static int find_allocator(struct traced *t, struct proc *p)
 {
 	struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
 					     .no_mmap = t->opts->no_mmap,
+					     .hold_at_exit = t->opts->leak_check,
 					     .closer = t->closer };
 	pid_t pid = proc_pid(p);
 	char why[512];
@@ -873,6 +874,7 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 	if (!err) {
 		struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
 					     .no_mmap = t->opts->no_mmap,
+					     .hold_at_exit = t->opts->leak_check,
 					     .closer = t->closer };
 
 		p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
@@ -1331,4 +1333,18 @@ bool traced__process(const struct traced *t, size_t i, pid_t *pid, uint64_t *tag
 	*pid = proc_pid(p);
 	*tag = t->several ? PROC_TAG(p->idx) : 0;
 	return true;
+}
+
+void traced__exiting(struct traced *t, uint16_t slot, pid_t tid,
+		     void (*check)(void *ctx, pid_t pid, uint64_t tag), void *ctx)
+{
+	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
+	pid_t pid = tgid_of(tid);
+	uint64_t tag;
+
+	/* stopped at exit by the BPF side: scanned while its memory is whole */
+	if (check && p->live && p->target && proc_pid(p) == pid &&
+	    !target__wait_stopped(p->target) && traced__process(t, slot_of(t, p), &pid, &tag))
+		check(ctx, pid, tag);
+	holds__release(t->holds, pid);
 }

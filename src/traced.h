@@ -73,6 +73,10 @@ bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_s
 bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size);
 /* a dlopen in slot waits, held, for its tables and probes (tid: its thread) */
 void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid);
+/* the process in slot (its thread tid) called exit() and is held there:
+ * check(ctx, pid, tag) while it waits, then it goes on */
+void traced__exiting(struct traced *t, uint16_t slot, pid_t tid,
+		     void (*check)(void *ctx, pid_t pid, uint64_t tag), void *ctx);
 /* processes that exited, their last records read; true when nothing is left
  * to trace (ending says why); a record to handle first leaves them be */
 bool traced__reap(struct traced *t, char *ending, size_t ending_size);

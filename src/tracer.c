@@ -203,6 +203,7 @@ static int set_constants(struct tracer *t, const struct options *o)
 	t->skel->rodata->empty_probes = o->empty_probes;
 	t->skel->rodata->trace_mmap = !o->no_mmap;
 	t->skel->rodata->per_thread = o->per_thread;
+	t->skel->rodata->hold_at_exit = o->leak_check;
 	/* a process of --comm's name forks workers of that name: they are its */
 	t->skel->rodata->follow_forks = o->follow_forks || o->comm;
 	/* a new child is held by the bpf_send_signal_task kfunc (Linux 6.13) */

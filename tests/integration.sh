@@ -510,6 +510,21 @@ test_leak_check_launch() { # --leak-check at the end of a command's trace: each 
 	assert_eq "$WAIT_RC" 7 "lost: --error-exitcode 7 when something is lost"
 }
 
+test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while its memory is whole, each class exact; --error-exitcode gates on it
+	need_target lost || return
+	tl_run lx --leak-check --error-exitcode 9 -i 0 -t 20 -- "$TB/lost" exit
+	assert_eq "$TL_RC" 9 "lost at exit: --error-exitcode 9"
+	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/lx.out")" 1 "lost at exit: one check (at the exit, none after)"
+	leak_check_expect lx "lost (at exit)"
+	parse_summary "$T_DIR/lx.out" || return
+	assert_match "$SUM_END" '^target exited with status 0$' "lost at exit: then it exited as it would"
+	assert_no_grep "$T_DIR/lx.err" "unscanned" "lost at exit: scanned"
+	# a program that leaks nothing passes the gate
+	tl_run lt --leak-check --error-exitcode 9 -i 0 -t 0 -- /bin/true
+	assert_eq "$TL_RC" 0 "true: nothing lost, exit status 0"
+	assert_grep "$T_DIR/lt.out" '^ +definitely lost: 0 bytes in 0 blocks$' "true: checked at its exit"
+}
+
 test_leak_check_attach() { # --leak-check -p: the same classes of the blocks made after the attach; SIGUSR1 checks meanwhile; the target runs on, not stopped
 	need_target lost || return
 	local tpid st

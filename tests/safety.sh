@@ -135,6 +135,52 @@ test_killed_comm_storm() { # --comm NAME while processes of that name start ever
 	assert_eq "$total" 0 "--comm storm: processes left stopped after $KILL_ROUNDS SIGKILLs"
 }
 
+test_killed_leak_check() { # SIGKILL while leak checks stop the target again and again (SIGUSR1), and while a command is held at exit: never left stopped, traced or unreaped
+	need_target lost || return
+	local i tp delay stuck=0 traced=0 st
+	start_target lost || return
+	tp=$TGT_PID
+	for i in $(seq "$KILL_ROUNDS"); do
+		delay=$(random_delay 0 300)
+		tl_bg lk$i -i 0 -t 0 --leak-check -p "$tp"
+		# (SIGUSR1 before its signals are set up would end tracelloc, or the
+		# shell it is forked from)
+		wait_for_grep "$T_DIR/lk$i.err" "attached to pid $tp" 20 "$TL_PID" || fail "round $i: no attach"
+		# a check every 10 ms: SIGKILL lands in one often
+		( while kill -USR1 "$TL_PID" 2>/dev/null; do sleep 0.01; done ) &
+		local usr1=$!
+		kill_round lk$i "$delay" 2>/dev/null
+		wait "$usr1" 2>/dev/null
+		st=$(awk '{ print $3 }' "/proc/$tp/stat" 2>/dev/null)
+		[ "$st" = T ] || [ "$st" = t ] && { stuck=$((stuck + 1)); kill -CONT "$tp"; }
+		if ! pid_alive "$tp"; then
+			wait "$tp" 2>/dev/null
+			fail "leak checks killed: the target died in round $i (status $?): $(cat "$T_DIR/lost.terr")"
+			return
+		fi
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tp/status")" = 0 ] || traced=$((traced + 1))
+	done
+	assert_eq "$stuck" 0 "leak checks killed: rounds after which the target was left stopped"
+	assert_eq "$traced" 0 "leak checks killed: rounds after which it was left traced"
+	pid_alive "$tp" || fail "leak checks killed: the target died"
+	kill "$tp"
+	# a command held at its exit when tracelloc dies: it exits all the same
+	stuck=0
+	for i in $(seq 5); do
+		rm -f "$T_DIR/lx.ready"
+		TL_ENV=(TL_READY="$T_DIR/lx.ready")
+		tl_bg lx$i -i 0 -t 0 --leak-check -- "$TB/lost" exit
+		wait_for_grep "$T_DIR/lx.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "lost exit: not ready"; continue; }
+		tp=$(awk '{ print $2 }' "$T_DIR/lx.ready")
+		kill -KILL "$TL_PID" 2>/dev/null
+		wait_pid "$TL_PID" 10
+		sleep "$RELEASE_SECS"
+		sleep 0.5
+		pid_alive "$tp" && { stuck=$((stuck + 1)); kill -KILL "$tp"; }
+	done
+	assert_eq "$stuck" 0 "held at exit, tracelloc killed: commands that did not end"
+}
+
 test_duration_many_processes() { # --duration with 60 processes of --comm's name: it ends on time; closing their probes waits for no one
 	need_target sleeper || return
 	local i name="tld$$" pids="" t0 t1 over

@@ -1,12 +1,13 @@
 /*
  * lost: every case of a leak check, in known bytes per class and site.
  *
- *   lost [wait]
+ *   lost [wait|exit]
  *
  * With "wait", writes "ready PID" to $TL_READY and waits for SIGUSR1 first
  * (so that a tracer attached with -p sees every block). Then makes its
  * blocks, writes "ready PID" again (with "wait": to the same file), and
- * sleeps until killed. What a leak check must find:
+ * sleeps until killed; with "exit", returns from main (exit(0)) instead.
+ * What a leak check must find:
  *
  *   definitely lost: site_dropped 1000 (1), site_xor 500 (1),
  *                    site_list_head 64 (1), site_cycle 48 (1)   1612 bytes in 4
@@ -131,6 +132,8 @@ int main(int argc, char **argv)
 	lg_sink = NULL;
 	scrub();
 	tl_ready();
+	if (argc > 1 && !strcmp(argv[1], "exit"))
+		return 0;
 	for (;;)
 		pause();
 }
