@@ -60,6 +60,11 @@
 #    (libLLVM: 45,000 symbols, no frame pointers), -v: records lost and the
 #    longest time the ring buffers went unread, first names of each library
 #    included; the compile's time traced against untraced. BENCH_ONLY=16.
+# 17. The leak check (--leak-check, on SIGUSR1): a target holding 64 and 256
+#    MiB of reachable heap in 64 KiB blocks, and 1 M blocks of 32 bytes, with a
+#    heartbeat thread ticking every 1 ms: how long the target was stopped,
+#    the target's own longest gap, and the scan's rate against the copy
+#    floor (process_vm_readv of as many bytes, in the same run). BENCH_ONLY=17.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -163,6 +168,8 @@ gcc $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper" tests/targets/sleeper.c ||
 # section 13: an untraced process's system calls; the sleeper linked statically
 gcc -O2 -o "$OUT/syscalls" bench/syscalls.c || die "cannot build bench/syscalls.c"
 gcc -O2 -g -fno-omit-frame-pointer -o "$OUT/forks" bench/forks.c || die "cannot build bench/forks.c"
+gcc -O2 -g -pthread -o "$OUT/reachable" bench/reachable.c || die "cannot build bench/reachable.c"
+gcc -O2 -o "$OUT/vmread" bench/vmread.c || die "cannot build bench/vmread.c"
 gcc -static $TARGET_CFLAGS -Itests/targets -o "$OUT/sleeper_static" tests/targets/sleeper.c 2>/dev/null ||
 	note "no static glibc: section 13 without its static row"
 CHURN=$OUT/churn
@@ -1298,6 +1305,74 @@ if [ "${BENCH_ONLY:-}" = 16 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 17. the leak check
+
+# leak_round TAG MIB BLOCK: one target, one check; sets LC_STOP_MS, LC_READ,
+# LC_GAP_MS, LC_FLOOR_MS
+leak_round() {
+	local tag=$1 tpid dpid read_h
+	LC_STOP_MS='' LC_READ='' LC_GAP_MS='' LC_FLOOR_MS=''
+	"$OUT/reachable" "$2" "$3" >"$LOGS/$tag.target" 2>&1 &
+	tpid=$!
+	STARTED+=("$tpid")
+	wait_line "$LOGS/$tag.target" '^ready' 10 "$tpid" || return
+	"$TRACELLOC" --leak-check -i 0 -t 1 -p "$tpid" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	if wait_line "$LOGS/$tag.err" 'attached to pid' 60 "$dpid"; then
+		signal_ours USR1 "$tpid"
+		wait_line "$LOGS/$tag.target" '^allocated' 300 "$tpid"
+		sleep 0.5
+		signal_ours USR2 "$tpid"
+		wait_line "$LOGS/$tag.target" '^gap' 10 "$tpid"
+		signal_ours USR1 "$dpid"
+		wait_line "$LOGS/$tag.out" '^ +still reachable: ' 300 "$dpid"
+		signal_ours USR2 "$tpid"
+		wait_line "$LOGS/$tag.target" '^gap.*' 10 "$tpid"
+		LC_STOP_MS=$(sed -n 's/^leak check of pid .*stopped \([0-9.]*\) ms, .*/\1/p' "$LOGS/$tag.out" | tail -1)
+		LC_READ=$(sed -n 's/^ *still reachable: \([0-9,]*\) bytes.*/\1/p' "$LOGS/$tag.out" | tail -1 | tr -d ,)
+		LC_GAP_MS=$(sed -n 's/^gap \([0-9.]*\)$/\1/p' "$LOGS/$tag.target" | tail -1)
+		LC_FLOOR_MS=$("$OUT/vmread" "$tpid" "${LC_READ:-0}" | sed -n 's/^read [0-9]* bytes in \([0-9.]*\) ms$/\1/p')
+	fi
+	signal_ours INT "$dpid"
+	wait_exit "$dpid" 60 >/dev/null 2>&1
+	signal_ours TERM "$tpid"
+	wait_exit "$tpid" 10 >/dev/null 2>&1
+}
+
+section_leak_check() {
+	local config mib block
+	LC_WORST_GAP=''
+	echo
+	echo "== 17. the leak check: reachable heap, a 1 ms heartbeat in the target (stopped scan)"
+	for config in 64:65536 256:65536 32:32; do
+		mib=${config%:*}
+		block=${config#*:}
+		leak_round "leak-$mib-$block" "$mib" "$block"
+		echo "  ${mib} MiB in blocks of $block bytes: stopped ${LC_STOP_MS:-?} ms," \
+		     "the target's longest gap ${LC_GAP_MS:-?} ms; copy floor ${LC_FLOOR_MS:-?} ms" \
+		     "for the same bytes: the scan $(calc "${LC_STOP_MS:-0} / ${LC_FLOOR_MS:-0}" %.2f)x the floor"
+		if [ "$mib" = 256 ]; then
+			LC_256_GAP=$LC_GAP_MS
+			LC_256_RATIO=$(calc "${LC_STOP_MS:-0} / ${LC_FLOOR_MS:-0}" %.2f)
+		fi
+	done
+}
+
+leak_check_verdict() {
+	echo "N/A  leak check: the target's longest gap at 1 GiB < 50 ms: not yet (a stopped scan," \
+	     "no snapshot: ${LC_256_GAP:-?} ms at 256 MiB)"
+	v=$(le "${LC_256_RATIO:-x}" 2)
+	echo "$(verdict "$v") leak check: the scan within 2x the copy floor (256 MiB): ${LC_256_RATIO:-?}x"
+}
+
+if [ "${BENCH_ONLY:-}" = 17 ]; then
+	section_leak_check
+	echo "================================================================ targets (section 17 alone)"
+	leak_check_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1581,6 +1656,7 @@ section_syscalls
 section_forks_cost
 section_writer
 section_big_binary
+section_leak_check
 
 # ---------------------------------------------------------------- report
 
@@ -1746,6 +1822,7 @@ forks_verdict
 procmem_verdict
 syscalls_verdict
 forks_cost_verdict
+leak_check_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

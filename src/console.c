@@ -40,7 +40,34 @@ struct console {
 	/* the processes checked at their exit: not again at the end */
 	pid_t exited[MAX_PROCS];
 	size_t nexited;
+	/* the last check of each process, for the summary */
+	struct checked {
+		pid_t pid;
+		uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
+		double stopped_ms;
+	} checked[MAX_PROCS];
+	size_t nchecked;
 };
+
+/* the summary keeps the last check of each process */
+static void keep_check(struct console *c, pid_t pid, const uint64_t *bytes, const uint64_t *blocks,
+		       double stopped_ms)
+{
+	struct checked *k = NULL;
+	size_t i;
+
+	for (i = 0; i < c->nchecked && !k; i++)
+		if (c->checked[i].pid == pid)
+			k = &c->checked[i];
+	if (!k && c->nchecked < MAX_PROCS)
+		k = &c->checked[c->nchecked++];
+	if (!k)
+		return;
+	k->pid = pid;
+	memcpy(k->bytes, bytes, sizeof(k->bytes));
+	memcpy(k->blocks, blocks, sizeof(k->blocks));
+	k->stopped_ms = stopped_ms;
+}
 
 struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
 			     struct tracer *tracer, struct http *http, FILE *report_out)
@@ -218,6 +245,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag)
 				   .leaks = leakcheck__leaks(lc) };
 	leaks__totals(lr.leaks, bytes, blocks);
 	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
+	keep_check(c, pid, bytes, blocks, lr.stopped_ms);
 	ro.now_ns = clock__now_ns();
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
 	err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;
@@ -283,9 +311,19 @@ static void print_summary(struct console *c, const char *ending)
 		.processes = ps ? processes__count(ps) : 0,
 		.untraced_processes = traced__untraced(c->traced),
 	};
+	size_t i, k;
 
 	if (st->peak_ns / 1e9 > start_s)
 		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
+	sum.leak_checks = (unsigned int)c->nchecked;
+	for (i = 0; i < c->nchecked; i++) {
+		for (k = 0; k < LEAK__COUNT; k++) {
+			sum.leak_bytes[k] += c->checked[i].bytes[k];
+			sum.leak_blocks[k] += c->checked[i].blocks[k];
+		}
+		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)
+			sum.leak_stopped_ms = c->checked[i].stopped_ms;
+	}
 	tracer__loss(c->tracer, &sum.loss);
 	report__summary(c->report_out, &sum);
 	if (events__malformed(ev))

@@ -177,25 +177,6 @@ static int add_blocks(struct leakcheck *c, struct heap *heap, uint64_t tag)
 	return leaks__seal(c->leaks);
 }
 
-/* a block of the check lies in [start, end) */
-static bool holds_blocks(const struct leakcheck *c, uint64_t start, uint64_t end)
-{
-	const struct leak_block *b = leaks__find(c->leaks, start);
-	size_t lo = 0, hi = leaks__count(c->leaks);
-
-	if (b)
-		return true;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (leaks__block(c->leaks, mid)->addr < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < leaks__count(c->leaks) && leaks__block(c->leaks, lo)->addr < end;
-}
-
 /* the stack pointer of a thread inside [start, end), or 0 */
 static uint64_t stack_in(const struct leakcheck *c, uint64_t start, uint64_t end)
 {
@@ -225,7 +206,7 @@ static int map_roots(struct leakcheck *c, const char *line)
 	/* a thread's stack: from its stack pointer (static TLS lies above it) */
 	if ((sp = stack_in(c, start, end)))
 		return leaks__root_range(c->leaks, sp, end, false);
-	if (!holds_blocks(c, start, end))
+	if (!leaks__any_in(c->leaks, start, end))
 		return leaks__root_range(c->leaks, start, end, false);
 	/* the allocator's memory (an arena, the brk heap): only its blocks, as
 	 * they are reached; under -p what is not a known block may be an

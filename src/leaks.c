@@ -136,6 +136,14 @@ const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr)
 	return find(l, addr);
 }
 
+bool leaks__any_in(const struct leaks *l, uint64_t start, uint64_t end)
+{
+	size_t i = above(l, start);
+
+	/* one that starts in the range, or the one before it, reaching into it */
+	return (i < l->n && l->blocks[i].addr < end) || find(l, start);
+}
+
 static int push(struct leaks *l, const struct leak_block *b)
 {
 	if (l->nwork == l->work_cap) {

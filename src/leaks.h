@@ -72,6 +72,8 @@ size_t leaks__count(const struct leaks *l);
 const struct leak_block *leaks__block(const struct leaks *l, size_t i);
 /* the block that contains addr, or NULL */
 const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr);
+/* a block lies, at least in part, in [start, end) */
+bool leaks__any_in(const struct leaks *l, uint64_t start, uint64_t end);
 /* bytes and blocks of each class */
 void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t blocks[LEAK__COUNT]);
 /* bytes read while scanning */

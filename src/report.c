@@ -111,6 +111,13 @@ void report__summary(FILE *out, const struct summary *s)
 	if (st->reused_live)
 		fprintf(out, "    reused live addresses: %" PRIu64 " (their free was lost)\n",
 			st->reused_live);
+	if (s->leak_checks)
+		fprintf(out, "    leak check: definitely lost %" PRIu64 " bytes in %" PRIu64 " blocks, "
+			"indirectly %" PRIu64 " in %" PRIu64 ", possibly %" PRIu64 " in %" PRIu64
+			" (target stopped for %.2f ms at most, stopped scan)\n",
+			s->leak_bytes[LEAK_DEFINITE], s->leak_blocks[LEAK_DEFINITE],
+			s->leak_bytes[LEAK_INDIRECT], s->leak_blocks[LEAK_INDIRECT],
+			s->leak_bytes[LEAK_POSSIBLE], s->leak_blocks[LEAK_POSSIBLE], s->leak_stopped_ms);
 	fflush(out);
 }
 
@@ -618,8 +625,9 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 	int err = 0;
 
 	leaks__totals(r->leaks, bytes, blocks);
-	fprintf(out, "\nleak check of pid %d (%s: the target was stopped %.2f ms):\n", r->pid,
-		r->how, r->stopped_ms);
+	report__human_bytes(leaks__bytes_read(r->leaks), num, sizeof(num));
+	fprintf(out, "\nleak check of pid %d (%s: the target was stopped %.2f ms, %s read):\n",
+		r->pid, r->how, r->stopped_ms, num);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		format_count(bytes[order[i]], num, sizeof(num));
 		fprintf(out, "    %15s: %s bytes in %" PRIu64 " blocks\n",
@@ -646,5 +654,6 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 			err = print_stack(out, p, s, o);
 	}
 	free(lines);
+	fflush(out);
 	return err;
 }

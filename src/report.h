@@ -55,6 +55,10 @@ struct summary {
 	size_t processes;	/* several: how many were traced */
 	uint64_t untraced_processes;	/* left out: every slot was taken */
 	double peak_at_s;	/* when the heap peaked (stats.peak_*), from the start */
+	/* --leak-check: the last check of each process, summed (checks: 0 for none) */
+	unsigned int leak_checks;
+	uint64_t leak_bytes[4], leak_blocks[4];	/* by enum leak_class */
+	double leak_stopped_ms;			/* the longest stop of those checks */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

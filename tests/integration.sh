@@ -480,6 +480,8 @@ leak_check_expect() {
 		"$what: its nodes"
 	assert_eq "$(leak_sites "$f" site_cycle | tr '\n' ' ')" "48 definitely 1 48 indirectly 1 " \
 		"$what: the lost cycle"
+	assert_grep "$T_DIR/$1.out" '^    leak check: definitely lost 1612 bytes in 4 blocks, indirectly 176 in 3, possibly 688 in 2 \(target stopped for [0-9.]+ ms at most, stopped scan\)$' \
+		"$what: the summary's line"
 	local site
 	for site in site_global site_chain site_tls site_thread_stack site_in_mmap site_interior site_freed; do
 		assert_eq "$(leak_sites "$f" "$site")" "" "$what: nothing lost through $site"
@@ -497,7 +499,7 @@ test_leak_check_launch() { # --leak-check at the end of a command's trace: each 
 	kill -INT "$TL_PID"
 	wait_pid "$TL_PID" 30 || fail "lost: tracelloc did not end"
 	assert_eq "$WAIT_RC" 0 "lost: tracelloc's exit status"
-	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(stopped scan: the target was stopped [0-9.]+ ms\):$" \
+	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(stopped scan: the target was stopped [0-9.]+ ms, [0-9.]+ [KMG]?i?B read\):$" \
 		"lost: the section's header"
 	leak_check_expect lc "lost (launch)"
 	assert_no_grep "$T_DIR/lc.out" "blocks from before the attach" "lost (launch): every block known"

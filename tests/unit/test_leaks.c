@@ -119,6 +119,10 @@ TEST(leaks_root_that_holds_blocks)
 	put(&im, BLOCK(2), BLOCK(5));		/* inside block 2, which nothing reaches */
 	l = image_leaks(&im, 5);
 	ASSERT_TRUE(l != NULL, "leaks__new");
+	ASSERT_TRUE(!leaks__any_in(l, BLOCK(1) - 0x100, BLOCK(1)), "no block below the first");
+	ASSERT_TRUE(leaks__any_in(l, BLOCK(1) + 8, BLOCK(1) + 16), "a range inside a block");
+	ASSERT_TRUE(leaks__any_in(l, BLOCK(2) - 8, BLOCK(2) + 1), "one that reaches into one");
+	ASSERT_TRUE(!leaks__any_in(l, BLOCK(5) + 64, BLOCK(6)), "none past the last");
 	ASSERT_OK(leaks__root_range(l, BLOCK(1), BLOCK(4), true), "the arena");
 	ASSERT_OK(leaks__classify(l), "classify");
 	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_REACHABLE, "3: from the arena's own words");
