@@ -160,6 +160,9 @@ static int add_blocks(struct leakcheck *c, struct heap *heap, uint64_t tag)
 	uint64_t addr;
 	int err;
 
+	err = leaks__reserve(c->leaks, heap__stats(heap)->live_count + 16);
+	if (err)
+		return err;
 	while ((b = heap__next_live(heap, &pos, &addr))) {
 		const struct alloc_fn_info *f = allocfns__info(b->fn);
 

@@ -54,6 +54,8 @@ struct leaks;
 struct leaks *leaks__new(leaks_read_fn read, void *ctx);
 void leaks__destroy(struct leaks *l);
 
+/* room for n blocks at once; negative errno */
+int leaks__reserve(struct leaks *l, size_t n);
 /* a live block of the instant (before leaks__seal); negative errno */
 int leaks__add(struct leaks *l, uint64_t addr, uint64_t size, uint64_t key, uint32_t stack_id);
 /* the blocks are all added: sorted, overlaps dropped; negative errno */

@@ -152,3 +152,26 @@ TEST(leaks_unreadable_and_overlapping)
 	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_DEFINITE, "the block");
 	leaks__destroy(l);
 }
+
+TEST(leaks_sorted_by_address)
+{
+	struct leaks *l = leaks__new(read_image, NULL);
+	uint64_t x = 88172645463325252ULL, prev = 0;
+	size_t i;
+
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	/* addresses that differ in every 16-bit digit, in no order */
+	for (i = 0; i < 5000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ASSERT_OK(leaks__add(l, (x & 0x7fffffffffffULL) & ~0xfULL, 8, i, (uint32_t)i), "add");
+	}
+	ASSERT_OK(leaks__seal(l), "seal");
+	ASSERT_GT(leaks__count(l), 4900, "few overlaps among random addresses");
+	for (i = 0; i < leaks__count(l); i++) {
+		ASSERT_TRUE(leaks__block(l, i)->addr > prev || i == 0, "sorted at %zu", i);
+		prev = leaks__block(l, i)->addr;
+	}
+	leaks__destroy(l);
+}
