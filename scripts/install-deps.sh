@@ -14,6 +14,8 @@ PKGS="$PKGS libc6-dbg"
 PKGS="$PKGS libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools redis-tools"
 # heaptrack: the oracle the perl unwinding test compares stacks with
 PKGS="$PKGS heaptrack"
+# the leak check's peer: valgrind's memcheck on the same target (tests/integration.sh)
+PKGS="$PKGS valgrind"
 # the endpoint test's slow clients (tests/slow_clients.py)
 PKGS="$PKGS python3"
 # make install's test renders the man page

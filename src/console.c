@@ -215,6 +215,20 @@ static void drain(void *ctx)
 	traced__consume(c->traced);
 }
 
+/* what each stack lost, for the outputs (-m leaked) */
+static void keep_lost(struct console *c, pid_t pid, const struct leaks *l)
+{
+	struct leak_stack *lost;
+	size_t n;
+	int err = leaks__lost_by_stack(l, &lost, &n);
+
+	if (!err)
+		err = recording__set_leaked(c->rec, pid, lost, n);
+	if (err)
+		say(err, "cannot keep what the leak check found for the outputs");
+	free(lost);
+}
+
 /* one process: stopped, scanned, let go, and its section printed */
 static void check_process(struct console *c, pid_t pid, uint64_t tag)
 {
@@ -246,6 +260,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag)
 	leaks__totals(lr.leaks, bytes, blocks);
 	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
 	keep_check(c, pid, bytes, blocks, lr.stopped_ms);
+	keep_lost(c, pid, lr.leaks);
 	ro.now_ns = clock__now_ns();
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
 	err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;

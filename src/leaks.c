@@ -467,3 +467,34 @@ const char *leaks__class_name(enum leak_class c)
 
 	return c < LEAK__COUNT ? names[c] : "?";
 }
+
+static int by_stack(const void *a, const void *b)
+{
+	const struct leak_stack *x = a, *y = b;
+
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t *n)
+{
+	struct leak_stack *s = calloc(l->n + 1, sizeof(*s));
+	size_t i, k = 0;
+
+	*out = s;
+	*n = 0;
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < l->n; i++)
+		if (l->blocks[i].cls == LEAK_DEFINITE || l->blocks[i].cls == LEAK_INDIRECT)
+			s[k++] = (struct leak_stack){ l->blocks[i].stack_id, l->blocks[i].size, 1 };
+	qsort(s, k, sizeof(*s), by_stack);
+	for (i = 0; i < k; i++) {
+		if (*n && s[*n - 1].stack_id == s[i].stack_id) {
+			s[*n - 1].bytes += s[i].bytes;
+			s[*n - 1].count++;
+			continue;
+		}
+		s[(*n)++] = s[i];
+	}
+	return 0;
+}

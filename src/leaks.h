@@ -78,6 +78,13 @@ const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr);
 bool leaks__any_in(const struct leaks *l, uint64_t start, uint64_t end);
 /* bytes and blocks of each class */
 void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t blocks[LEAK__COUNT]);
+/* what each stack lost (definitely and indirectly), by stack id: *out
+ * (free() it), *n entries; negative errno */
+struct leak_stack {
+	uint32_t stack_id;
+	uint64_t bytes, count;
+};
+int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t *n);
 /* bytes read while scanning */
 uint64_t leaks__bytes_read(const struct leaks *l);
 /* "definitely lost", ... */

@@ -122,10 +122,12 @@ static int open_recording(struct session *s)
 	traced__first(r->traced, false, &pid, &pidfd);
 	err = tracer__open(&s->opts, pid, pidfd, several, &r->tracer);
 	/* the rings and what reads them exist before the first probe fires */
-	if (!err)
+	if (!err) {
+		/* the recording takes the filter, made or not */
 		err = recording__new(&s->opts, several, tracer__ncpus(r->tracer),
 				     tracer__ring_bytes(r->tracer), s->filter, &r->rec);
-	s->filter = NULL;
+		s->filter = NULL;
+	}
 	if (!err)
 		err = tracer__use_maps(r->tracer, events__rings_map_fd(recording__events(r->rec)),
 				       holds__map_fd(s->holds));

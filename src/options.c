@@ -74,7 +74,8 @@ static const char usage[] =
 	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
 	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
 	"                                (bytes), count (allocation calls), peak (live\n"
-	"                                bytes at the heap's peak)\n"
+	"                                bytes at the heap's peak), leaked (definitely and\n"
+	"                                indirectly lost bytes, --leak-check)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
@@ -568,6 +569,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 		err = bad("--user runs a command: give one after the options");
 	else if (opts->leak_check && opts->sample_bytes)
 		err = bad("--leak-check needs every block: not with --sample-bytes");
+	else if (opts->flamegraph_metric == METRIC_LEAKED_BYTES && !opts->leak_check)
+		err = bad("-m leaked is what a leak check finds: give --leak-check as well");
 	else if (opts->error_exitcode && !opts->leak_check)
 		err = bad("--error-exitcode is the leak check's: give --leak-check as well");
 	if (err)

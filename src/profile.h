@@ -27,6 +27,7 @@ enum metric {
 	METRIC_ALLOC_BYTES,
 	METRIC_ALLOC_COUNT,
 	METRIC_PEAK_BYTES,	/* live when the heap was at its peak */
+	METRIC_LEAKED_BYTES,	/* definitely and indirectly lost at the last leak check */
 };
 
 struct profile_opts {
@@ -56,6 +57,8 @@ struct profile_stack {
 	uint32_t fn;			/* enum alloc_fn */
 	struct stack_totals totals;	/* peak_bytes and peak_count: at the latest peak */
 	struct growth_stat growth;	/* all 0 without opts.growth */
+	/* definitely and indirectly lost at the last leak check (--leak-check) */
+	uint64_t leaked_bytes, leaked_count;
 };
 
 /* a frame as writers show it */
@@ -124,7 +127,7 @@ void profile__idle(struct profile *p);
 int profile__sort(struct profile *p, void *base, size_t n, size_t size,
 		  int (*cmp)(const void *a, const void *b, void *arg), void *arg);
 
-/* "live", "live-count", "allocated", "count", "peak"; -EINVAL for others */
+/* "live", "live-count", "allocated", "count", "peak", "leaked"; -EINVAL for others */
 int metric__parse(const char *name, enum metric *metric);
 
 #endif

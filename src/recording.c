@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "growth.h"
 #include "heap.h"
+#include "leaks.h"
 #include "options.h"
 #include "processes.h"
 #include "profile.h"
@@ -31,6 +32,13 @@ struct recording {
 	void (*idle)(void *ctx);
 	void *idle_ctx;
 	double start_s, stopped_s;
+	/* the last leak check of each process: what each stack lost, by stack id */
+	struct leaked {
+		uint32_t stack_id;
+		pid_t pid;
+		uint64_t bytes, count;
+	} *leaked;
+	size_t nleaked;
 	/* allocation rate over the last tick, for /metrics and the TUI */
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
@@ -116,6 +124,7 @@ void recording__destroy(struct recording *r)
 {
 	if (!r)
 		return;
+	free(r->leaked);
 	threads__destroy(r->threads);
 	growth__destroy(r->growth);
 	timeline__destroy(r->timeline);
@@ -157,6 +166,51 @@ void recording__set_idle(struct recording *r, void (*fn)(void *ctx), void *ctx)
 	r->idle_ctx = ctx;
 }
 
+static int by_stack_id(const void *a, const void *b)
+{
+	const struct leaked *x = a, *y = b;
+
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+int recording__set_leaked(struct recording *r, pid_t pid, const struct leak_stack *lost, size_t n)
+{
+	struct leaked *grown;
+	size_t i, kept = 0;
+
+	/* the process's earlier check goes */
+	for (i = 0; i < r->nleaked; i++)
+		if (r->leaked[i].pid != pid)
+			r->leaked[kept++] = r->leaked[i];
+	r->nleaked = kept;
+	grown = realloc(r->leaked, (kept + n + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	r->leaked = grown;
+	for (i = 0; i < n; i++)
+		r->leaked[r->nleaked++] = (struct leaked){ lost[i].stack_id, pid, lost[i].bytes,
+							   lost[i].count };
+	qsort(r->leaked, r->nleaked, sizeof(*r->leaked), by_stack_id);
+	return 0;
+}
+
+/* what the last checks found lost, on each stack of p */
+static void add_leaked(const struct recording *r, struct profile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->count && r->nleaked; i++) {
+		struct leaked key = { .stack_id = p->stacks[i].stack_id };
+		const struct leaked *l = bsearch(&key, r->leaked, r->nleaked, sizeof(*l),
+						 by_stack_id);
+
+		if (l) {
+			p->stacks[i].leaked_bytes = l->bytes;
+			p->stacks[i].leaked_count = l->count;
+		}
+	}
+}
+
 struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer)
 {
 	struct profile_opts popts = {
@@ -170,7 +224,11 @@ struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym,
 		.idle_ctx = r->idle_ctx,
 	};
 
-	return profile__snapshot(r->heap, &popts);
+	struct profile *p = profile__snapshot(r->heap, &popts);
+
+	if (p)
+		add_leaked(r, p);
+	return p;
 }
 
 int recording__reset(struct recording *r)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * What a run records: the rings' reader and the heap it fills, and what
@@ -46,6 +47,12 @@ void recording__set_idle(struct recording *r, void (*fn)(void *ctx), void *ctx);
 /* the model as of now, named by sym with one process; for_writer: files and
  * pages (--allocator-frame), not the report or the TUI. NULL: out of memory */
 struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer);
+
+/* the leak check of process pid: what each stack lost (definitely and
+ * indirectly), instead of its earlier check;
+ * snapshots carry it (profile_stack.leaked_*). Negative errno */
+struct leak_stack;
+int recording__set_leaked(struct recording *r, pid_t pid, const struct leak_stack *lost, size_t n);
 
 /* one process called exec: its old program's heap and history go; -ENOMEM */
 int recording__reset(struct recording *r);

@@ -207,9 +207,10 @@ static int on_pending(void *ctx, int fd)
 static void write_now(struct run_rooms *r)
 {
 	traced__consume(r->traced);
-	outputs__write(r->outputs);
+	/* first: the files carry what it found (-m leaked) */
 	if (!r->opts->tui)
 		console__leak_check(r->console);
+	outputs__write(r->outputs);
 }
 
 /* keys of --tui */

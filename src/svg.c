@@ -493,7 +493,7 @@ static void format_count(uint64_t v, char *buf, size_t size)
 static bool metric_is_bytes(enum metric metric)
 {
 	return metric == METRIC_LIVE_BYTES || metric == METRIC_ALLOC_BYTES ||
-	       metric == METRIC_PEAK_BYTES;
+	       metric == METRIC_PEAK_BYTES || metric == METRIC_LEAKED_BYTES;
 }
 
 /* how each metric reads: after a value ("1.50 MiB live"), as a title, and
@@ -508,6 +508,7 @@ static const struct metric_text {
 	[METRIC_ALLOC_BYTES] = { "allocated", "Allocated bytes", "allocated bytes" },
 	[METRIC_ALLOC_COUNT] = { "allocations", "Allocation calls", "allocations" },
 	[METRIC_PEAK_BYTES] = { "at peak", "Live heap bytes at the peak", "bytes at the peak" },
+	[METRIC_LEAKED_BYTES] = { "lost", "Bytes lost (leak check)", "lost bytes" },
 };
 
 static const struct metric_text *metric_text(enum metric metric)

@@ -471,8 +471,8 @@ leak_check_expect() {
 	# the interior pointer, and glibc's DTV of the blocked thread (its TCB
 	# points one entry into it: valgrind says possibly lost too)
 	assert_eq "$(leak_totals "$f" | grep '^possibly ')" "possibly 688 2" "$what: possibly lost"
-	# global, chain (2), __thread, a blocked thread's local, inside an mmap
-	assert_eq "$(leak_totals "$f" | grep '^reachable ')" "reachable 2700 6" "$what: still reachable"
+	# global, chain (2), __thread (main's and a thread's), a blocked thread's local, inside an mmap
+	assert_eq "$(leak_totals "$f" | grep '^reachable ')" "reachable 3600 7" "$what: still reachable"
 	assert_eq "$(leak_sites "$f" site_dropped)" "1000 definitely 1" "$what: the dropped pointer"
 	assert_eq "$(leak_sites "$f" site_xor)" "500 definitely 1" "$what: kept only xor-ed"
 	assert_eq "$(leak_sites "$f" site_list_head)" "64 definitely 1" "$what: the lost list's head"
@@ -483,7 +483,8 @@ leak_check_expect() {
 	assert_grep "$T_DIR/$1.out" '^    leak check: definitely lost 1612 bytes in 4 blocks, indirectly 176 in 3, possibly 688 in 2 \(target stopped for [0-9.]+ ms at most, stopped scan\)$' \
 		"$what: the summary's line"
 	local site
-	for site in site_global site_chain site_tls site_thread_stack site_in_mmap site_interior site_freed; do
+	for site in site_global site_chain site_tls site_thread_tls site_thread_stack site_in_mmap \
+		site_interior site_freed; do
 		assert_eq "$(leak_sites "$f" "$site")" "" "$what: nothing lost through $site"
 	done
 }
@@ -521,10 +522,36 @@ test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while
 	parse_summary "$T_DIR/lx.out" || return
 	assert_match "$SUM_END" '^target exited with status 0$' "lost at exit: then it exited as it would"
 	assert_no_grep "$T_DIR/lx.err" "unscanned" "lost at exit: scanned"
+	# the folded stacks of what was lost (-m leaked): the lost sites only, by their bytes
+	tl_run lf --leak-check -m leaked -f "$T_DIR/leaked.fg" -i 0 -t 0 -- "$TB/lost" exit
+	assert_eq "$TL_RC" 0 "lost -m leaked: exit status"
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/leaked.fg" | sort | tr '\n' ' ')" \
+		"site_cycle 96 site_dropped 1000 site_list_head 64 site_list_node 128 site_xor 500 " \
+		"lost -m leaked: each lost site, definitely and indirectly, and nothing else"
 	# a program that leaks nothing passes the gate
 	tl_run lt --leak-check --error-exitcode 9 -i 0 -t 0 -- /bin/true
 	assert_eq "$TL_RC" 0 "true: nothing lost, exit status 0"
 	assert_grep "$T_DIR/lt.out" '^ +definitely lost: 0 bytes in 0 blocks$' "true: checked at its exit"
+}
+
+test_leak_check_valgrind() { # the peer: valgrind's memcheck on the same target at its exit finds the same four classes, to the byte
+	need_target lost || return
+	command -v valgrind >/dev/null || { fail "valgrind is missing (scripts/install-deps.sh installs it)"; return; }
+	local vg=$T_DIR/vg.txt
+	timeout 120 valgrind --leak-check=full --show-leak-kinds=all --error-exitcode=0 \
+		"$TB/lost" exit >"$T_DIR/vg.out" 2>"$vg"
+	# "==PID==    definitely lost: 2,312 bytes in 5 blocks" -> "definitely 2312 5"
+	vg_class() {
+		sed -n "s/^==[0-9]*== *$1 lost: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/$1 \1 \2/p" "$vg" | tr -d ,
+	}
+	vg_reachable() {
+		sed -n "s/^==[0-9]*== *still reachable: \([0-9,]*\) bytes in \([0-9,]*\) blocks.*/reachable \1 \2/p" "$vg" | tr -d ,
+	}
+	# what tracelloc finds (leak_check_expect)
+	assert_eq "$(vg_class definitely)" "definitely 1612 4" "valgrind: definitely lost, as ours"
+	assert_eq "$(vg_class indirectly)" "indirectly 176 3" "valgrind: indirectly lost, as ours"
+	assert_eq "$(vg_class possibly)" "possibly 688 2" "valgrind: possibly lost, as ours (the DTV too)"
+	assert_eq "$(vg_reachable)" "reachable 3600 7" "valgrind: still reachable, as ours (both __thread blocks)"
 }
 
 test_leak_check_attach() { # --leak-check -p: the same classes of the blocks made after the attach; SIGUSR1 checks meanwhile; the target runs on, not stopped

@@ -14,8 +14,8 @@
  *   indirectly lost: site_list_node 128 (2), site_cycle 48 (1)   176 bytes in 3
  *   possibly lost:   site_interior 400 (1)
  *   still reachable: site_global 100, site_chain 500 (2), site_tls 700,
- *                    site_thread_stack 600, site_in_mmap 800 (and the
- *                    runtime's own blocks)
+ *                    site_thread_stack 600, site_thread_tls 900 (a
+ *                    __thread variable of another thread), site_in_mmap 800
  *   nothing of site_freed (freed)
  */
 #define _GNU_SOURCE
@@ -50,6 +50,7 @@ SITE void *site_cycle(size_t n) { return malloc(n); }
 SITE void *site_interior(size_t n) { return malloc(n); }
 SITE void *site_tls(size_t n) { return malloc(n); }
 SITE void *site_thread_stack(size_t n) { return malloc(n); }
+SITE void *site_thread_tls(size_t n) { return malloc(n); }
 SITE void *site_in_mmap(size_t n) { return malloc(n); }
 SITE void *site_freed(size_t n) { return malloc(n); }
 
@@ -58,6 +59,8 @@ static void *holder(void *arg)
 {
 	void *volatile mine = site_thread_stack(600);
 
+	/* its own copy of the __thread variable, in its static TLS above its stack */
+	t_main = site_thread_tls(900);
 	g_thread_ready = 1;
 	pthread_mutex_lock(&g_hold);
 	pthread_mutex_unlock(&g_hold);

@@ -3,6 +3,7 @@
  * hand: reachable, possibly (interior), a lost list, a lost cycle, a
  * pointer kept only xor-ed, roots that hold blocks of their own */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "leaks.h"
@@ -173,5 +174,32 @@ TEST(leaks_sorted_by_address)
 		ASSERT_TRUE(leaks__block(l, i)->addr > prev || i == 0, "sorted at %zu", i);
 		prev = leaks__block(l, i)->addr;
 	}
+	leaks__destroy(l);
+}
+
+TEST(leaks_lost_by_stack)
+{
+	static struct image im;
+	struct leak_stack *lost;
+	struct leaks *l = leaks__new(read_image, &im);
+	size_t n;
+
+	memset(&im, 0, sizeof(im));
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	/* stack 7: two lost blocks (a list's head and node); stack 9: one kept */
+	ASSERT_OK(leaks__add(l, BLOCK(1), 64, 0, 7), "head");
+	ASSERT_OK(leaks__add(l, BLOCK(2), 32, 0, 7), "node");
+	ASSERT_OK(leaks__add(l, BLOCK(3), 16, 0, 9), "kept");
+	ASSERT_OK(leaks__seal(l), "seal");
+	put(&im, BLOCK(1), BLOCK(2));
+	put(&im, BASE, BLOCK(3));
+	ASSERT_OK(leaks__root_range(l, BASE, BASE + 8, false), "root");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_OK(leaks__lost_by_stack(l, &lost, &n), "lost_by_stack");
+	ASSERT_EQ(n, 1, "one stack lost anything");
+	ASSERT_EQ(lost[0].stack_id, 7, "stack 7");
+	ASSERT_EQ(lost[0].bytes, 96, "definitely and indirectly");
+	ASSERT_EQ(lost[0].count, 2, "two blocks");
+	free(lost);
 	leaks__destroy(l);
 }
