@@ -211,6 +211,8 @@ static void drain(void *ctx)
 {
 	struct console *c = ctx;
 
+	/* a read handles the records stamped before it began: the second one
+	 * those the first found stamped after its start, before the stop */
 	traced__consume(c->traced);
 	traced__consume(c->traced);
 }

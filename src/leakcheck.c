@@ -317,17 +317,3 @@ bool leakcheck__attached_late(const struct leakcheck *c)
 {
 	return c->attached_late;
 }
-
-uint64_t leakcheck__oldest(const struct leakcheck *c, uint32_t stack_id, enum leak_class cls)
-{
-	uint64_t oldest = 0;
-	size_t i;
-
-	for (i = 0; i < leaks__count(c->leaks); i++) {
-		const struct leak_block *b = leaks__block(c->leaks, i);
-
-		if (b->stack_id == stack_id && b->cls == cls && (!oldest || b->key < oldest))
-			oldest = b->key;
-	}
-	return oldest;
-}

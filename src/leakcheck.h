@@ -43,7 +43,5 @@ double leakcheck__stopped_ms(const struct leakcheck *c);
 const char *leakcheck__how(const struct leakcheck *c);
 pid_t leakcheck__pid(const struct leakcheck *c);
 bool leakcheck__attached_late(const struct leakcheck *c);
-/* the oldest birth of a block of stack_id in class cls (CLOCK_MONOTONIC ns), 0: none */
-uint64_t leakcheck__oldest(const struct leakcheck *c, uint32_t stack_id, enum leak_class cls);
 
 #endif

@@ -472,7 +472,9 @@ static int by_stack(const void *a, const void *b)
 {
 	const struct leak_stack *x = a, *y = b;
 
-	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
 }
 
 int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t *n)
@@ -484,14 +486,21 @@ int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t 
 	*n = 0;
 	if (!s)
 		return -ENOMEM;
-	for (i = 0; i < l->n; i++)
-		if (l->blocks[i].cls == LEAK_DEFINITE || l->blocks[i].cls == LEAK_INDIRECT)
-			s[k++] = (struct leak_stack){ l->blocks[i].stack_id, l->blocks[i].size, 1 };
+	for (i = 0; i < l->n; i++) {
+		const struct leak_block *b = &l->blocks[i];
+
+		if (b->cls == LEAK_DEFINITE || b->cls == LEAK_INDIRECT)
+			s[k++] = (struct leak_stack){ b->stack_id, b->cls, b->size, 1, b->key };
+	}
 	qsort(s, k, sizeof(*s), by_stack);
 	for (i = 0; i < k; i++) {
-		if (*n && s[*n - 1].stack_id == s[i].stack_id) {
-			s[*n - 1].bytes += s[i].bytes;
-			s[*n - 1].count++;
+		struct leak_stack *last = *n ? &s[*n - 1] : NULL;
+
+		if (last && !by_stack(last, &s[i])) {
+			last->bytes += s[i].bytes;
+			last->count++;
+			if (s[i].oldest_key < last->oldest_key)
+				last->oldest_key = s[i].oldest_key;
 			continue;
 		}
 		s[(*n)++] = s[i];

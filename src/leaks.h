@@ -78,11 +78,13 @@ const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr);
 bool leaks__any_in(const struct leaks *l, uint64_t start, uint64_t end);
 /* bytes and blocks of each class */
 void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t blocks[LEAK__COUNT]);
-/* what each stack lost (definitely and indirectly), by stack id: *out
- * (free() it), *n entries; negative errno */
+/* what each stack lost, definitely and indirectly, a line per stack and
+ * class in that order: *out (free() it), *n lines; negative errno */
 struct leak_stack {
 	uint32_t stack_id;
+	uint8_t cls;		/* LEAK_DEFINITE or LEAK_INDIRECT */
 	uint64_t bytes, count;
+	uint64_t oldest_key;	/* the smallest key of its blocks (their birth, in leakcheck.c) */
 };
 int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t *n);
 /* bytes read while scanning */

@@ -187,9 +187,18 @@ int recording__set_leaked(struct recording *r, pid_t pid, const struct leak_stac
 	if (!grown)
 		return -ENOMEM;
 	r->leaked = grown;
-	for (i = 0; i < n; i++)
+	/* a line per class: one entry per stack (lines of a stack are adjacent) */
+	for (i = 0; i < n; i++) {
+		struct leaked *last = r->nleaked > kept ? &r->leaked[r->nleaked - 1] : NULL;
+
+		if (last && last->stack_id == lost[i].stack_id) {
+			last->bytes += lost[i].bytes;
+			last->count += lost[i].count;
+			continue;
+		}
 		r->leaked[r->nleaked++] = (struct leaked){ lost[i].stack_id, pid, lost[i].bytes,
 							   lost[i].count };
+	}
 	qsort(r->leaked, r->nleaked, sizeof(*r->leaked), by_stack_id);
 	return 0;
 }

@@ -546,61 +546,15 @@ static void format_count(uint64_t n, char *buf, size_t size)
 	buf[o] = '\0';
 }
 
-/* what one stack lost, in one class */
-struct lost_line {
-	uint32_t stack_id;
-	uint8_t cls;
-	uint64_t bytes, blocks, oldest_ns;
-};
-
-static int by_stack_class(const void *a, const void *b)
-{
-	const struct lost_line *x = a, *y = b;
-
-	if (x->stack_id != y->stack_id)
-		return x->stack_id < y->stack_id ? -1 : 1;
-	return x->cls < y->cls ? -1 : x->cls > y->cls;
-}
-
 static int by_lost_desc(const void *a, const void *b)
 {
-	const struct lost_line *x = a, *y = b;
+	const struct leak_stack *x = a, *y = b;
 
 	if (x->bytes != y->bytes)
 		return x->bytes < y->bytes ? 1 : -1;
-	return by_stack_class(a, b);
-}
-
-/* the lost blocks (definitely and indirectly) summed per stack and class,
- * the most bytes first; the count in *n */
-static struct lost_line *lost_lines(const struct leaks *l, size_t *n)
-{
-	struct lost_line *lines = calloc(leaks__count(l) + 1, sizeof(*lines));
-	size_t i, k = 0;
-
-	if (!lines)
-		return NULL;
-	for (i = 0; i < leaks__count(l); i++) {
-		const struct leak_block *b = leaks__block(l, i);
-
-		if (b->cls == LEAK_DEFINITE || b->cls == LEAK_INDIRECT)
-			lines[k++] = (struct lost_line){ b->stack_id, b->cls, b->size, 1, b->key };
-	}
-	qsort(lines, k, sizeof(*lines), by_stack_class);
-	for (i = 0, *n = 0; i < k; i++) {
-		struct lost_line *last = *n ? &lines[*n - 1] : NULL;
-
-		if (last && last->stack_id == lines[i].stack_id && last->cls == lines[i].cls) {
-			last->bytes += lines[i].bytes;
-			last->blocks++;
-			if (lines[i].oldest_ns < last->oldest_ns)
-				last->oldest_ns = lines[i].oldest_ns;
-			continue;
-		}
-		lines[(*n)++] = lines[i];
-	}
-	qsort(lines, *n, sizeof(*lines), by_lost_desc);
-	return lines;
+	if (x->stack_id != y->stack_id)
+		return x->stack_id < y->stack_id ? -1 : 1;
+	return x->cls < y->cls ? -1 : x->cls > y->cls;
 }
 
 static const struct profile_stack *stack_of(const struct profile *p, uint32_t stack_id)
@@ -620,9 +574,9 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 						 LEAK_REACHABLE };
 	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
 	char num[32], age[32];
-	struct lost_line *lines;
+	struct leak_stack *lines;
 	size_t i, n = 0;
-	int err = 0;
+	int err;
 
 	leaks__totals(r->leaks, bytes, blocks);
 	report__human_bytes(leaks__bytes_read(r->leaks), num, sizeof(num));
@@ -637,19 +591,20 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 		fprintf(out, "    blocks from before the attach are unknown: the allocator's memory "
 			"outside the known blocks was taken for roots, so a block that only "
 			"those point at is never called lost\n");
-	lines = lost_lines(r->leaks, &n);
-	if (!lines)
-		return -ENOMEM;
+	err = leaks__lost_by_stack(r->leaks, &lines, &n);
+	if (err)
+		return err;
+	qsort(lines, n, sizeof(*lines), by_lost_desc);
 	if (n)
 		fprintf(out, "  lost, by stack:\n");
 	for (i = 0; i < n && (int)i < o->top && !err; i++) {
 		const struct profile_stack *s = stack_of(p, lines[i].stack_id);
 
 		format_count(lines[i].bytes, num, sizeof(num));
-		format_age(o->now_ns > lines[i].oldest_ns ? o->now_ns - lines[i].oldest_ns : 0, age,
+		format_age(o->now_ns > lines[i].oldest_key ? o->now_ns - lines[i].oldest_key : 0, age,
 			   sizeof(age));
 		fprintf(out, "    %s bytes %s in %" PRIu64 " blocks, the oldest %s old\n", num,
-			leaks__class_name(lines[i].cls), lines[i].blocks, age);
+			leaks__class_name(lines[i].cls), lines[i].count, age);
 		if (s)
 			err = print_stack(out, p, s, o);
 	}

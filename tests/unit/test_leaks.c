@@ -196,10 +196,14 @@ TEST(leaks_lost_by_stack)
 	ASSERT_OK(leaks__root_range(l, BASE, BASE + 8, false), "root");
 	ASSERT_OK(leaks__classify(l), "classify");
 	ASSERT_OK(leaks__lost_by_stack(l, &lost, &n), "lost_by_stack");
-	ASSERT_EQ(n, 1, "one stack lost anything");
+	ASSERT_EQ(n, 2, "stack 7 lost something in two classes, stack 9 nothing");
 	ASSERT_EQ(lost[0].stack_id, 7, "stack 7");
-	ASSERT_EQ(lost[0].bytes, 96, "definitely and indirectly");
-	ASSERT_EQ(lost[0].count, 2, "two blocks");
+	ASSERT_EQ(lost[0].cls, LEAK_INDIRECT, "its classes in order: indirectly first");
+	ASSERT_EQ(lost[0].bytes, 32, "the node");
+	ASSERT_EQ(lost[1].stack_id, 7, "stack 7 again");
+	ASSERT_EQ(lost[1].cls, LEAK_DEFINITE, "then definitely");
+	ASSERT_EQ(lost[1].bytes, 64, "the head");
+	ASSERT_EQ(lost[1].count, 1, "one block");
 	free(lost);
 	leaks__destroy(l);
 }
