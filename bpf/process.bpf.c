@@ -141,6 +141,10 @@ static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32
 extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
 				__u64 value) __ksym;
 
+/* a leak check's snapshot is being made in this process (its other
+ * threads stopped): its clones are the snapshot's, not forks to follow */
+volatile __u32 ignore_forks_of = 0;
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -151,6 +155,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (!follow_forks || !parent || !child || child->tgid == parent->tgid)
 		return 0;	/* a thread */
 	parent_tgid = ns_tgid(parent);
+	if (parent_tgid == ignore_forks_of)
+		return 0;
 	slot = parent_tgid ? bpf_map_lookup_elem(&traced, &parent_tgid) : NULL;
 	if (!slot || *slot >= MAX_PROCS)
 		return 0;

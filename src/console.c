@@ -45,13 +45,14 @@ struct console {
 		pid_t pid;
 		uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
 		double stopped_ms;
+		bool snapshot;
 	} checked[MAX_PROCS];
 	size_t nchecked;
 };
 
 /* the summary keeps the last check of each process */
 static void keep_check(struct console *c, pid_t pid, const uint64_t *bytes, const uint64_t *blocks,
-		       double stopped_ms)
+		       double stopped_ms, bool snapshot)
 {
 	struct checked *k = NULL;
 	size_t i;
@@ -67,6 +68,7 @@ static void keep_check(struct console *c, pid_t pid, const uint64_t *bytes, cons
 	memcpy(k->bytes, bytes, sizeof(k->bytes));
 	memcpy(k->blocks, blocks, sizeof(k->blocks));
 	k->stopped_ms = stopped_ms;
+	k->snapshot = snapshot;
 }
 
 struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
@@ -231,10 +233,20 @@ static void keep_lost(struct console *c, pid_t pid, const struct leaks *l)
 	free(lost);
 }
 
-/* one process: stopped, scanned, let go, and its section printed */
-static void check_process(struct console *c, pid_t pid, uint64_t tag)
+/* the snapshot's clone is no fork to follow */
+static void quiet(void *ctx, pid_t pid, bool on)
 {
-	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .ctx = c,
+	struct console *c = ctx;
+
+	tracer__ignore_forks(c->tracer, on ? pid : 0);
+}
+
+/* one process: stopped, scanned (or a snapshot of it while it goes on),
+ * let go, and its section printed */
+static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
+{
+	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .quiet = quiet,
+				     .ctx = c, .snapshot = live,
 				     .attached_late = !c->opts->command };
 	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
 				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR") };
@@ -261,7 +273,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag)
 				   .leaks = leakcheck__leaks(lc) };
 	leaks__totals(lr.leaks, bytes, blocks);
 	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
-	keep_check(c, pid, bytes, blocks, lr.stopped_ms);
+	keep_check(c, pid, bytes, blocks, lr.stopped_ms, !strcmp(lr.how, "snapshot"));
 	keep_lost(c, pid, lr.leaks);
 	ro.now_ns = clock__now_ns();
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
@@ -292,7 +304,7 @@ void console__leak_check(struct console *c)
 		return;
 	for (i = 0; i < MAX_PROCS; i++)
 		if (traced__process(c->traced, i, &pid, &tag) && !checked_at_exit(c, pid))
-			check_process(c, pid, tag);
+			check_process(c, pid, tag, true);
 }
 
 void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
@@ -301,7 +313,7 @@ void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
 
 	if (!c->opts->leak_check)
 		return;
-	check_process(c, pid, tag);
+	check_process(c, pid, tag, false);
 	if (c->nexited < MAX_PROCS)
 		c->exited[c->nexited++] = pid;
 }
@@ -338,6 +350,7 @@ static void print_summary(struct console *c, const char *ending)
 			sum.leak_bytes[k] += c->checked[i].bytes[k];
 			sum.leak_blocks[k] += c->checked[i].blocks[k];
 		}
+		sum.leak_snapshots += c->checked[i].snapshot;
 		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)
 			sum.leak_stopped_ms = c->checked[i].stopped_ms;
 	}

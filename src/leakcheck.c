@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +21,23 @@
 #include "leakcheck.h"
 #include "leaks.h"
 #include "processes.h"
+#include "snapshot.h"
 
 #define MAX_THREADS 4096
 
 struct leakcheck {
 	pid_t pid;
+	pid_t read_pid;		/* whose memory is read: the process, or its copy */
 	bool attached_late;
 	struct leaks *leaks;
 	double stopped_ms;
-	/* the stopped threads */
-	pid_t *tids;
+	struct snapshot *snap;
+	char how[160];
+	int scan_err;
+	atomic_bool scanned;
+	/* the stopped threads, their registers */
+	struct snapshot_thread *threads;
 	size_t ntids;
-	uint64_t *sps;
 	/* the program's own mappings: roots */
 	struct range {
 		uint64_t start, end;
@@ -42,7 +50,7 @@ static ssize_t read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 	const struct leakcheck *c = ctx;
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	ssize_t n = process_vm_readv(c->pid, &local, 1, &remote, 1, 0);
+	ssize_t n = process_vm_readv(c->read_pid, &local, 1, &remote, 1, 0);
 
 	return n < 0 ? -errno : n;
 }
@@ -52,7 +60,7 @@ static bool stopped_already(const struct leakcheck *c, pid_t tid)
 	size_t i;
 
 	for (i = 0; i < c->ntids; i++)
-		if (c->tids[i] == tid)
+		if (c->threads[i].tid == tid)
 			return true;
 	return false;
 }
@@ -60,16 +68,21 @@ static bool stopped_already(const struct leakcheck *c, pid_t tid)
 /* seizes and interrupts tid, and waits for its stop; negative errno */
 static int stop_thread(struct leakcheck *c, pid_t tid)
 {
+	struct snapshot_thread *t = &c->threads[c->ntids];
 	int status;
 
 	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL))
 		return errno == ESRCH ? 0 : -errno;	/* a thread that went meanwhile */
-	c->tids[c->ntids++] = tid;
+	c->ntids++;
+	t->tid = tid;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL))
 		return 0;
 	while (waitpid(tid, &status, __WALL) < 0)
 		if (errno != EINTR)
 			return 0;
+	/* a stop of the process's (SIGSTOP, ^Z) shows with its signal */
+	t->job_stopped = WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_STOP &&
+			 WSTOPSIG(status) != SIGTRAP;
 	return 0;
 }
 
@@ -110,26 +123,31 @@ static void let_go(struct leakcheck *c)
 {
 	size_t i;
 
+	/* the thread that made a copy is gone on already */
 	for (i = 0; i < c->ntids; i++)
-		ptrace(PTRACE_DETACH, c->tids[i], NULL, NULL);
-	c->ntids = 0;
+		ptrace(PTRACE_DETACH, c->threads[i].tid, NULL, NULL);
 }
 
-/* the registers of each thread: words that are roots, and its stack pointer */
+/* each thread's registers, at the stop */
+static void read_registers(struct leakcheck *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntids; i++)
+		if (ptrace(PTRACE_GETREGS, c->threads[i].tid, NULL, &c->threads[i].regs))
+			memset(&c->threads[i].regs, 0, sizeof(c->threads[i].regs));
+}
+
+/* the registers of each thread: words that are roots */
 static int register_roots(struct leakcheck *c)
 {
 	size_t i, j;
 	int err;
 
 	for (i = 0; i < c->ntids; i++) {
-		struct user_regs_struct regs;
-		const unsigned long long *w = (const unsigned long long *)&regs;
+		const unsigned long long *w = (const unsigned long long *)&c->threads[i].regs;
 
-		c->sps[i] = 0;
-		if (ptrace(PTRACE_GETREGS, c->tids[i], NULL, &regs))
-			continue;
-		c->sps[i] = regs.rsp;
-		for (j = 0; j < sizeof(regs) / sizeof(*w); j++)
+		for (j = 0; j < sizeof(c->threads[i].regs) / sizeof(*w); j++)
 			if ((err = leaks__root_word(c->leaks, w[j])))
 				return err;
 	}
@@ -187,9 +205,12 @@ static uint64_t stack_in(const struct leakcheck *c, uint64_t start, uint64_t end
 	size_t i;
 
 	/* the lowest: the deepest of the threads that share it (none do, mostly) */
-	for (i = 0; i < c->ntids; i++)
-		if (c->sps[i] >= start && c->sps[i] < end && (!sp || c->sps[i] < sp))
-			sp = c->sps[i];
+	for (i = 0; i < c->ntids; i++) {
+		uint64_t s = c->threads[i].regs.rsp;
+
+		if (s >= start && s < end && (!sp || s < sp))
+			sp = s;
+	}
 	return sp;
 }
 
@@ -228,7 +249,7 @@ static int maps_roots(struct leakcheck *c)
 
 	for (i = 0; i < c->nown && !err; i++)
 		err = leaks__root_range(c->leaks, c->own[i].start, c->own[i].end, false);
-	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->read_pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -238,25 +259,89 @@ static int maps_roots(struct leakcheck *c)
 	return err;
 }
 
+/* the mark and the sweep, from the roots: of the stopped process, or of
+ * its copy while the process runs on */
+static int scan(struct leakcheck *c)
+{
+	int err = register_roots(c);
+
+	if (!err)
+		err = maps_roots(c);
+	if (!err)
+		err = leaks__classify(c->leaks);
+	return err;
+}
+
+static void *scan_thread(void *arg)
+{
+	struct leakcheck *c = arg;
+
+	c->scan_err = scan(c);
+	atomic_store(&c->scanned, true);
+	return NULL;
+}
+
+/* the copy scanned on a thread of its own, while the rings are read: the
+ * process runs on and its records must not wait for the scan */
+static int scan_copy(struct leakcheck *c, const struct leakcheck_opts *o)
+{
+	pthread_t th;
+	int err = pthread_create(&th, NULL, scan_thread, c);
+
+	if (err)
+		return scan(c);
+	while (!atomic_load(&c->scanned)) {
+		if (o->drain)
+			o->drain(o->ctx);
+		poll(NULL, 0, 5);
+	}
+	pthread_join(th, NULL);
+	return c->scan_err;
+}
+
+static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
+{
+	char why[128];
+	int err = snapshot__take(c->pid, c->threads, c->ntids, o->quiet, o->ctx, &c->snap, why,
+				 sizeof(why));
+
+	if (!err) {
+		c->read_pid = snapshot__pid(c->snap);
+		snprintf(c->how, sizeof(c->how), "snapshot");
+	} else {
+		snprintf(c->how, sizeof(c->how), "stopped scan: no snapshot, %s", why);
+	}
+}
+
 static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct heap *heap)
 {
 	uint64_t t0 = clock__now_ns();
 	int err = stop_all(c);
 
+	snprintf(c->how, sizeof(c->how), "stopped scan");
 	if (!err) {
 		/* one instant: the records sent before the stop are in the model */
 		if (o->drain)
 			o->drain(o->ctx);
 		err = add_blocks(c, heap, o->tag);
 	}
-	if (!err)
-		err = register_roots(c);
-	if (!err)
-		err = maps_roots(c);
-	let_go(c);
-	c->stopped_ms = (clock__now_ns() - t0) / 1e6;
-	if (!err)
-		err = leaks__classify(c->leaks);
+	if (!err) {
+		read_registers(c);
+		if (o->snapshot)
+			make_copy(c, o);
+	}
+	if (!err && snapshot__pid(c->snap)) {
+		let_go(c);
+		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
+		err = scan_copy(c, o);
+	} else {
+		if (!err)
+			err = scan(c);
+		let_go(c);
+		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
+	}
+	snapshot__release(c->snap);
+	c->snap = NULL;
 	return err;
 }
 
@@ -268,12 +353,11 @@ int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct lea
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
-	c->pid = o->pid;
+	c->pid = c->read_pid = o->pid;
 	c->attached_late = o->attached_late;
 	c->leaks = leaks__new(read_target, c);
-	c->tids = calloc(MAX_THREADS, sizeof(*c->tids));
-	c->sps = calloc(MAX_THREADS, sizeof(*c->sps));
-	err = c->leaks && c->tids && c->sps ? check(c, o, heap) : -ENOMEM;
+	c->threads = calloc(MAX_THREADS, sizeof(*c->threads));
+	err = c->leaks && c->threads ? check(c, o, heap) : -ENOMEM;
 	if (err) {
 		leakcheck__destroy(c);
 		return err;
@@ -287,8 +371,7 @@ void leakcheck__destroy(struct leakcheck *c)
 	if (!c)
 		return;
 	leaks__destroy(c->leaks);
-	free(c->tids);
-	free(c->sps);
+	free(c->threads);
 	free(c->own);
 	free(c);
 }
@@ -305,7 +388,7 @@ double leakcheck__stopped_ms(const struct leakcheck *c)
 
 const char *leakcheck__how(const struct leakcheck *c)
 {
-	return "stopped scan";
+	return c->how;
 }
 
 pid_t leakcheck__pid(const struct leakcheck *c)

@@ -11,10 +11,12 @@
 /*
  * --leak-check on one traced process: every thread stopped (ptrace seize
  * and interrupt), the records sent before the stop read, the registers
- * taken; the roots found in its maps (the stacks from each thread's stack
- * pointer, the writable data of its objects, the anonymous mappings that
- * hold no block we know, the program's own mappings); every live block of
- * the model classified (leaks.c) while the process waits; then let go.
+ * taken; a copy-on-write snapshot made (snapshot.c) and the process let go
+ * at once, or, where no snapshot can be made, the process kept stopped
+ * for the scan. The roots found in the maps (the stacks from each thread's
+ * stack pointer, the writable data of its objects, the anonymous mappings
+ * that hold no block we know, the program's own mappings); every live
+ * block of the model at the stop classified (leaks.c).
  * Which of its memory is the allocator's: a mapping that holds live blocks
  * (an arena, the brk heap) is no root; under -p, where blocks from before
  * the attach are unknown, its bytes outside the known blocks are.
@@ -26,8 +28,14 @@ struct leakcheck_opts {
 	pid_t pid;
 	uint64_t tag;		/* the process's number on its blocks (processes.h), 0 with one */
 	bool attached_late;	/* -p: blocks from before the attach are unknown */
-	/* the records sent until the stop, read into the heap */
+	/* a copy-on-write snapshot is scanned while the process runs on (not
+	 * at its exit, where it waits anyway) */
+	bool snapshot;
+	/* the records sent until the stop, read into the heap; and, while a
+	 * snapshot is scanned, those sent since */
 	void (*drain)(void *ctx);
+	/* the process's forks are not followed (the snapshot's) while on */
+	void (*quiet)(void *ctx, pid_t pid, bool on);
 	void *ctx;
 };
 
@@ -39,7 +47,7 @@ void leakcheck__destroy(struct leakcheck *c);
 const struct leaks *leakcheck__leaks(const struct leakcheck *c);
 /* how long the target was stopped */
 double leakcheck__stopped_ms(const struct leakcheck *c);
-/* "stopped scan" */
+/* "snapshot", or "stopped scan" and why no snapshot was made */
 const char *leakcheck__how(const struct leakcheck *c);
 pid_t leakcheck__pid(const struct leakcheck *c);
 bool leakcheck__attached_late(const struct leakcheck *c);

@@ -234,12 +234,30 @@ static int push(struct leaks *l, const struct leak_block *b)
 	return 0;
 }
 
+/*
+ * Where, inside a block of size bytes, the header of the chunk after it
+ * begins in glibc's malloc (chunks of 16-byte multiples, at least 32, with
+ * 8 bytes of header; the next chunk's first word is this block's last when
+ * the size is not a multiple of 16). The arena's pointers to the chunk after
+ * (the top chunk, its bins' free chunks) land there: the allocator's, not
+ * the program's, so they reach nothing: a dropped block that happens to be
+ * followed by the top chunk would be "possibly lost" by them.
+ */
+static uint64_t next_chunk_at(uint64_t size)
+{
+	uint64_t chunk = (size + 8 + 15) & ~15ULL;
+
+	return (chunk < 32 ? 32 : chunk) - 16;
+}
+
 /* word may point into a block: mark it, and scan it later if it is new */
 static int visit(struct leaks *l, uint64_t word)
 {
 	struct leak_block *b;
 
 	if (word < l->lo || word >= l->hi || word < 4096 || !(b = find(l, word)))
+		return 0;
+	if (word != b->addr && word - b->addr == next_chunk_at(b->size))
 		return 0;
 	if (l->leader != NO_CLIQUE) {
 		/* making cliques: every unreached block this leader reaches */

@@ -114,10 +114,12 @@ void report__summary(FILE *out, const struct summary *s)
 	if (s->leak_checks)
 		fprintf(out, "    leak check: definitely lost %" PRIu64 " bytes in %" PRIu64 " blocks, "
 			"indirectly %" PRIu64 " in %" PRIu64 ", possibly %" PRIu64 " in %" PRIu64
-			" (target stopped for %.2f ms at most, stopped scan)\n",
+			" (target stopped for %.2f ms at most, %s)\n",
 			s->leak_bytes[LEAK_DEFINITE], s->leak_blocks[LEAK_DEFINITE],
 			s->leak_bytes[LEAK_INDIRECT], s->leak_blocks[LEAK_INDIRECT],
-			s->leak_bytes[LEAK_POSSIBLE], s->leak_blocks[LEAK_POSSIBLE], s->leak_stopped_ms);
+			s->leak_bytes[LEAK_POSSIBLE], s->leak_blocks[LEAK_POSSIBLE], s->leak_stopped_ms,
+			s->leak_snapshots == s->leak_checks ? "snapshot" :
+			s->leak_snapshots ? "snapshot or stopped scan" : "stopped scan");
 	fflush(out);
 }
 

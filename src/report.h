@@ -59,6 +59,7 @@ struct summary {
 	unsigned int leak_checks;
 	uint64_t leak_bytes[4], leak_blocks[4];	/* by enum leak_class */
 	double leak_stopped_ms;			/* the longest stop of those checks */
+	unsigned int leak_snapshots;		/* checks made on a snapshot */
 };
 
 /* "1.5 KiB", "3.25 MiB" */

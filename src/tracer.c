@@ -370,6 +370,11 @@ int tracer__trace(struct tracer *t, pid_t pid, uint32_t slot)
 				    BPF_ANY);
 }
 
+void tracer__ignore_forks(struct tracer *t, pid_t pid)
+{
+	__atomic_store_n(&t->skel->bss->ignore_forks_of, (uint32_t)pid, __ATOMIC_SEQ_CST);
+}
+
 void tracer__untrace(struct tracer *t, pid_t pid)
 {
 	uint32_t key = pid;

@@ -55,6 +55,9 @@ int tracer__watch_system_calls(struct tracer *t);
 /* the BPF side traces pid in slot from now on, or no longer; negative errno */
 int tracer__trace(struct tracer *t, pid_t pid, uint32_t slot);
 void tracer__untrace(struct tracer *t, pid_t pid);
+/* the forks of pid are not followed (0: all are again): a leak check's
+ * snapshot, made while its other threads are stopped */
+void tracer__ignore_forks(struct tracer *t, pid_t pid);
 /* pid is traced already (by the exec hook of --comm, say) */
 bool tracer__traced(const struct tracer *t, pid_t pid);
 /* the BPF side's state of a slot */

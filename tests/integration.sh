@@ -459,9 +459,10 @@ leak_sites() {
 	' "$1" | sort
 }
 
-# leak_check_expect NAME WHAT: the classes of tests/targets/lost.c, exactly
+# leak_check_expect NAME WHAT HOW: the classes of tests/targets/lost.c,
+# exactly, found by HOW (snapshot, stopped scan)
 leak_check_expect() {
-	local f=$T_DIR/$1.last what=$2
+	local f=$T_DIR/$1.last what=$2 how=$3
 	# the last check's section, to the summary
 	awk '/^leak check of pid/ { n++ } { line[NR] = $0; sec[NR] = n }
 	     END { for (i = 1; i <= NR; i++) if (sec[i] == n && n) print line[i] }' \
@@ -480,7 +481,7 @@ leak_check_expect() {
 		"$what: its nodes"
 	assert_eq "$(leak_sites "$f" site_cycle | tr '\n' ' ')" "48 definitely 1 48 indirectly 1 " \
 		"$what: the lost cycle"
-	assert_grep "$T_DIR/$1.out" '^    leak check: definitely lost 1612 bytes in 4 blocks, indirectly 176 in 3, possibly 688 in 2 \(target stopped for [0-9.]+ ms at most, stopped scan\)$' \
+	assert_grep "$T_DIR/$1.out" '^    leak check: definitely lost 1612 bytes in 4 blocks, indirectly 176 in 3, possibly 688 in 2 \(target stopped for [0-9.]+ ms at most, '"$how"'\)$' \
 		"$what: the summary's line"
 	local site
 	for site in site_global site_chain site_tls site_thread_tls site_thread_stack site_in_mmap \
@@ -500,9 +501,9 @@ test_leak_check_launch() { # --leak-check at the end of a command's trace: each 
 	kill -INT "$TL_PID"
 	wait_pid "$TL_PID" 30 || fail "lost: tracelloc did not end"
 	assert_eq "$WAIT_RC" 0 "lost: tracelloc's exit status"
-	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(stopped scan: the target was stopped [0-9.]+ ms, [0-9.]+ [KMG]?i?B read\):$" \
+	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(snapshot: the target was stopped [0-9.]+ ms, [0-9.]+ [KMG]?i?B read\):$" \
 		"lost: the section's header"
-	leak_check_expect lc "lost (launch)"
+	leak_check_expect lc "lost (launch)" snapshot
 	assert_no_grep "$T_DIR/lc.out" "blocks from before the attach" "lost (launch): every block known"
 	# --error-exitcode: the same, as a CI gate
 	TL_ENV=(TL_READY="$T_DIR/lost2.ready")
@@ -518,7 +519,7 @@ test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while
 	tl_run lx --leak-check --error-exitcode 9 -i 0 -t 20 -- "$TB/lost" exit
 	assert_eq "$TL_RC" 9 "lost at exit: --error-exitcode 9"
 	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/lx.out")" 1 "lost at exit: one check (at the exit, none after)"
-	leak_check_expect lx "lost (at exit)"
+	leak_check_expect lx "lost (at exit)" "stopped scan"
 	parse_summary "$T_DIR/lx.out" || return
 	assert_match "$SUM_END" '^target exited with status 0$' "lost at exit: then it exited as it would"
 	assert_no_grep "$T_DIR/lx.err" "unscanned" "lost at exit: scanned"
@@ -574,12 +575,63 @@ test_leak_check_attach() { # --leak-check -p: the same classes of the blocks mad
 	wait_pid "$TL_PID" 30 || fail "lost -p: tracelloc did not end"
 	assert_eq "$WAIT_RC" 0 "lost -p: tracelloc's exit status"
 	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/lp.out")" 2 "lost -p: a check on SIGUSR1 and one at the end"
-	leak_check_expect lp "lost (-p)"
+	leak_check_expect lp "lost (-p)" snapshot
 	assert_grep "$T_DIR/lp.out" "blocks from before the attach are unknown" "lost (-p): says the older blocks are unknown"
 	st=$(awk '{ print $3 }' "/proc/$tpid/stat" 2>/dev/null)
 	assert_eq "$st" S "lost -p: the target sleeps on (not stopped, not traced)"
 	assert_eq "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tpid/status")" 0 "lost -p: no tracer left on it"
 	kill "$tpid"
+}
+
+# snapped_state FILE: what tests/targets/snapped.c saw, asked with SIGUSR1
+snapped_state() {
+	rm -f "$1.out"
+	kill -USR1 "$2"
+	wait_for_grep "$1.out" '^sigchld ' 10 "$2" && cat "$1.out"
+}
+
+test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write snapshot, its thread's registers and FPU whole, no SIGCHLD, nothing to wait for, no copy left; a seccomp filter or a relative sleep: a stopped scan that says why
+	need_target snapped || return
+	local tpid i n st mode why
+	for mode in run seccomp sleep; do
+		rm -f "$T_DIR/sn$mode.ready"
+		TL_ENV=(TL_READY="$T_DIR/sn$mode.ready")
+		tl_bg sn$mode --leak-check -i 0 -t 0 -- "$TB/snapped" "$mode"
+		wait_for_grep "$T_DIR/sn$mode.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "snapped $mode: not ready"; continue; }
+		tpid=$(awk '{ print $2 }' "$T_DIR/sn$mode.ready")
+		n=$([ "$mode" = run ] && echo 3 || echo 1)
+		for i in $(seq "$n"); do
+			kill -USR1 "$TL_PID"
+			for _ in $(seq 80); do
+				[ "$(grep -c "^leak check of pid $tpid" "$T_DIR/sn$mode.out")" -ge "$i" ] && break
+				sleep 0.1
+			done
+		done
+		# in the running target: the sums of its main thread (the one that
+		# made each snapshot) right, no SIGCHLD, no child to wait for
+		st=$(snapped_state "$T_DIR/sn$mode.ready" "$tpid")
+		assert_match "$st" '^sigchld 0 wait 10 wall 10 errors 0 rounds [1-9][0-9]*$' "snapped $mode: the target saw nothing of it"
+		assert_eq "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tpid/status")" 0 "snapped $mode: no tracer left on it"
+		# the copies, orphans once their helper exits, are reaped by init
+		for i in $(seq 40); do
+			[ "$(pgrep -x snapped | grep -cvx "$tpid")" = 0 ] && break
+			sleep 0.25
+		done
+		assert_eq "$(pgrep -x snapped | grep -cvx "$tpid")" 0 "snapped $mode: no copy left"
+		kill -INT "$TL_PID"
+		wait_pid "$TL_PID" 30 || fail "snapped $mode: tracelloc did not end"
+		assert_eq "$WAIT_RC" 0 "snapped $mode: tracelloc's exit status"
+		case $mode in
+		run) why="snapshot" ;;
+		seccomp) why="stopped scan: no snapshot, it runs under a seccomp filter" ;;
+		sleep) why="stopped scan: no snapshot, its main thread sleeps in a call a snapshot would cut short" ;;
+		esac
+		assert_eq "$(grep -c "^leak check of pid $tpid ($why: the target was stopped [0-9.]* ms" "$T_DIR/sn$mode.out")" \
+			"$((n + 1))" "snapped $mode: each check by $why"
+		assert_eq "$(grep -cE '^ +definitely lost: 1,000 bytes in 10 blocks$' "$T_DIR/sn$mode.out")" "$((n + 1))" \
+			"snapped $mode: its 10 dropped blocks lost, at each check"
+		assert_grep "$T_DIR/sn$mode.out" ' site_snapped' "snapped $mode: their stack"
+	done
 }
 
 test_leak_check_refused() { # a target traced by another tracer is refused in one line; one stopped by SIGSTOP stays stopped

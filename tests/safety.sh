@@ -135,6 +135,45 @@ test_killed_comm_storm() { # --comm NAME while processes of that name start ever
 	assert_eq "$total" 0 "--comm storm: processes left stopped after $KILL_ROUNDS SIGKILLs"
 }
 
+test_killed_snapshot() { # SIGKILL while leak checks make snapshots again and again: the thread that made them computes on unharmed, no SIGCHLD, no child of the target, no copy left
+	need_target snapped || return
+	local i tp delay stuck=0 traced=0 children=0 st
+	rm -f "$T_DIR/sk.ready"
+	TL_READY="$T_DIR/sk.ready" "$TB/snapped" >"$T_DIR/sk.tout" 2>&1 &
+	tp=$!
+	wait_for_grep "$T_DIR/sk.ready" '^ready [0-9]+$' 20 "$tp" || { fail "snapped: not ready"; return; }
+	for i in $(seq "$KILL_ROUNDS"); do
+		delay=$(random_delay 0 300)
+		tl_bg sk$i -i 0 -t 0 --leak-check -p "$tp"
+		wait_for_grep "$T_DIR/sk$i.err" "attached to pid $tp" 20 "$TL_PID" || fail "round $i: no attach"
+		( while kill -USR1 "$TL_PID" 2>/dev/null; do sleep 0.01; done ) &
+		local usr1=$!
+		kill_round sk$i "$delay" 2>/dev/null
+		wait "$usr1" 2>/dev/null
+		st=$(awk '{ print $3 }' "/proc/$tp/stat" 2>/dev/null)
+		[ "$st" = T ] || [ "$st" = t ] && { stuck=$((stuck + 1)); kill -CONT "$tp"; }
+		pid_alive "$tp" || { fail "snapshots killed: the target died in round $i: $(cat "$T_DIR/sk.tout")"; return; }
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tp/status")" = 0 ] || traced=$((traced + 1))
+		# the helper is reaped by the thread that made it, at once
+		[ -z "$(pgrep -P "$tp")" ] || children=$((children + 1))
+	done
+	assert_eq "$stuck" 0 "snapshots killed: rounds after which the target was left stopped"
+	assert_eq "$traced" 0 "snapshots killed: rounds after which it was left traced"
+	assert_eq "$children" 0 "snapshots killed: rounds after which it had a child"
+	rm -f "$T_DIR/sk.ready.out"
+	kill -USR1 "$tp"
+	wait_for_grep "$T_DIR/sk.ready.out" '^sigchld ' 10 "$tp" || fail "snapped: no answer"
+	assert_match "$(cat "$T_DIR/sk.ready.out")" '^sigchld 0 wait 10 wall 10 errors 0 rounds [1-9][0-9]*$' \
+		"snapshots killed: its sums right, no SIGCHLD, nothing to wait for"
+	# copies let go when tracelloc died run only their exit; init reaps them
+	for i in $(seq 40); do
+		[ "$(pgrep -x snapped | grep -cvx "$tp")" = 0 ] && break
+		sleep 0.25
+	done
+	assert_eq "$(pgrep -x snapped | grep -cvx "$tp")" 0 "snapshots killed: no copy left"
+	kill "$tp"
+}
+
 test_killed_leak_check() { # SIGKILL while leak checks stop the target again and again (SIGUSR1), and while a command is held at exit: never left stopped, traced or unreaped
 	need_target lost || return
 	local i tp delay stuck=0 traced=0 st

@@ -207,3 +207,28 @@ TEST(leaks_lost_by_stack)
 	free(lost);
 	leaks__destroy(l);
 }
+
+TEST(leaks_next_chunk_header_is_no_pointer)
+{
+	static struct image im;
+	struct leaks *l = leaks__new(read_image, &im);
+
+	memset(&im, 0, sizeof(im));
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	/* 100 bytes: a 112-byte chunk, the next one's header at +96, inside
+	 * it (where glibc's arena points, at the top chunk); 24 bytes: a
+	 * 32-byte chunk, the next header at +16 */
+	ASSERT_OK(leaks__add(l, BLOCK(1), 100, 1, 1), "add 1");
+	ASSERT_OK(leaks__add(l, BLOCK(2), 100, 2, 2), "add 2");
+	ASSERT_OK(leaks__add(l, BLOCK(3), 24, 3, 3), "add 3");
+	ASSERT_OK(leaks__seal(l), "seal");
+	put(&im, BASE + 0x10, BLOCK(1) + 96);
+	put(&im, BASE + 0x18, BLOCK(2) + 88);
+	put(&im, BASE + 0x20, BLOCK(3) + 16);
+	ASSERT_OK(leaks__root_range(l, BASE, BASE + 0x100, false), "the root range");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_DEFINITE, "1: the next chunk's header reaches nothing");
+	ASSERT_EQ(class_of(l, BLOCK(2)), LEAK_POSSIBLE, "2: a word before it does");
+	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_DEFINITE, "3: a small one's too");
+	leaks__destroy(l);
+}

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/* a copy-on-write copy of a stopped process (see snapshot.h) */
+#include <elf.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "snapshot.h"
+
+struct snapshot {
+	pid_t pid;
+	pid_t maker;	/* the thread that ran the clone */
+	pid_t copy;	/* 0: none was made */
+	bool ok;	/* the copy stopped, before any of its code */
+	pid_t helper;	/* exited without a copy, unreaped: its thread waits in the kernel */
+};
+
+pid_t snapshot__pid(const struct snapshot *s)
+{
+	return s && s->ok ? s->copy : 0;
+}
+
+static void drop(pid_t copy, pid_t helper)
+{
+	int st;
+
+	/* its parent is gone (the helper): the reaper of the pid namespace
+	 * takes it after us, as any orphan */
+	if (copy > 0) {
+		kill(copy, SIGKILL);
+		while (waitpid(copy, &st, __WALL) < 0 && errno == EINTR)
+			;
+	}
+	/* the thread waiting for it goes on */
+	if (helper > 0)
+		while (waitpid(helper, &st, __WALL) < 0 && errno == EINTR)
+			;
+}
+
+pid_t snapshot__maker(const struct snapshot *s)
+{
+	return s->maker;
+}
+
+static int fail(char *why, size_t len, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+#if defined(__x86_64__)
+
+/* the kernel's signal frame (arch/x86: rt_sigframe, ucontext, sigcontext) */
+struct k_sigcontext {
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip, eflags;
+	uint16_t cs, gs, fs, ss;
+	uint64_t err, trapno, oldmask, cr2;
+	uint64_t fpstate;
+	uint64_t reserved1[8];
+};
+
+struct k_frame {
+	uint64_t pretcode;	/* popped by the ret before rt_sigreturn */
+	uint64_t uc_flags;
+	uint64_t uc_link;
+	uint64_t uc_stack[3];	/* stack_t: sp, flags (an int), size */
+	struct k_sigcontext mc;
+	uint64_t uc_sigmask;
+	uint8_t siginfo[128];
+};
+
+_Static_assert(sizeof(struct k_sigcontext) == 256, "sigcontext");
+_Static_assert(offsetof(struct k_frame, mc) == 8 + 40, "ucontext");
+_Static_assert(offsetof(struct k_frame, uc_sigmask) == 8 + 296, "ucontext");
+
+#define UC_FP_XSTATE 0x1
+#define UC_SIGCONTEXT_SS 0x2
+#define UC_STRICT_RESTORE_SS 0x4
+#define FP_XSTATE_MAGIC1 0x46505853U
+#define FP_XSTATE_MAGIC2 0x46505845U
+#define FX_SW_OFFSET 464	/* fxsave's sw_reserved */
+#define RED_ZONE 128
+#define NO_PID 0x7fffffffULL	/* no pid is this large: wait4 on it fails at once */
+#define MAX_XSTATE 16384
+#define GADGET_READ (256 << 20)
+
+enum { F_T_WAIT, F_T_BACK, F_M_CLONE, F_M_EXIT, F_C_EXIT, NFRAMES };
+
+struct image {
+	uint64_t base;		/* where it goes in the target */
+	size_t len;
+	uint8_t *buf;
+	uint64_t frame[NFRAMES];	/* each frame's address */
+	uint64_t fpstate;
+};
+
+static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &l, 1, &r, 1, 0);
+}
+
+/* "syscall; ret" and "mov $15, %rax (or %eax); syscall" (glibc's and
+ * musl's __restore_rt) in the process's executable memory, as it is now
+ * (a breakpoint of ours would not match) */
+static int find_gadgets(pid_t pid, uint64_t *sys_ret, uint64_t *sigret)
+{
+	static const uint8_t g1[] = { 0x0f, 0x05, 0xc3 };
+	static const uint8_t g2a[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	static const uint8_t g2b[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	char path[64], line[512];
+	size_t chunk = 1 << 20, total = 0;
+	uint8_t *buf = malloc(chunk + 16);
+	FILE *f;
+
+	*sys_ret = *sigret = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f || !buf) {
+		free(buf);
+		if (f)
+			fclose(f);
+		return -errno;
+	}
+	while ((!*sys_ret || !*sigret) && total < GADGET_READ && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, a;
+		char perms[8], name[256] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255[^\n]", &start, &end, perms,
+			   name) < 3 || perms[2] != 'x' || name[0] == '[')
+			continue;
+		for (a = start; a < end && (!*sys_ret || !*sigret); a += chunk) {
+			size_t len = end - a < chunk + 16 ? end - a : chunk + 16;
+			ssize_t got = read_mem(pid, a, buf, len);
+			void *hit;
+
+			if (got <= 0)
+				break;
+			total += got;
+			if (!*sys_ret && (hit = memmem(buf, got, g1, sizeof(g1))))
+				*sys_ret = a + ((uint8_t *)hit - buf);
+			if (!*sigret && (hit = memmem(buf, got, g2a, sizeof(g2a))))
+				*sigret = a + ((uint8_t *)hit - buf);
+			if (!*sigret && (hit = memmem(buf, got, g2b, sizeof(g2b))))
+				*sigret = a + ((uint8_t *)hit - buf);
+		}
+	}
+	fclose(f);
+	free(buf);
+	return *sys_ret && *sigret ? 0 : -ENOENT;
+}
+
+/* the mapping named [stack] holds [lo, sp) */
+static bool on_main_stack(pid_t pid, uint64_t lo, uint64_t sp)
+{
+	char path[64], line[512];
+	bool ok = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+		char perms[8], name[64] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %63[^\n]", &start, &end, perms, name) < 3)
+			continue;
+		if (sp > start && sp <= end) {
+			ok = !strcmp(name, "[stack]") && perms[0] == 'r' && perms[1] == 'w' &&
+			     lo >= start;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* a field of /proc/PID/task/TID/status, or -1 */
+static long status_field(pid_t pid, pid_t tid, const char *key, bool last)
+{
+	char path[96], line[256];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, key, klen) || line[klen] != ':')
+			continue;
+		for (p = line + klen + 1;; p = end) {
+			long x = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			v = x;
+			if (!last)
+				break;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/* the system call the thread was in, made to start over when it goes on,
+ * as the kernel would after a stop with no handler to run; false when it
+ * cannot be: a call the kernel resumes from its own state (a relative
+ * sleep), which rt_sigreturn forgets. One with an absolute deadline
+ * (futex's WAIT_BITSET, clock_nanosleep's TIMER_ABSTIME) starts over as it was. */
+static bool restartable(struct user_regs_struct *r)
+{
+	long ret = (long)r->rax;
+
+	if ((long)r->orig_rax < 0)
+		return true;
+	if (ret == -516 &&	/* ERESTART_RESTARTBLOCK */
+	    !(r->orig_rax == SYS_futex && (r->rsi & 127) == 9) &&	/* FUTEX_WAIT_BITSET */
+	    !(r->orig_rax == SYS_clock_nanosleep && (r->rsi & 1)))	/* TIMER_ABSTIME */
+		return false;
+	if (ret == -512 || ret == -513 || ret == -514 || ret == -516) {
+		/* ERESTARTSYS, NOINTR, NOHAND, RESTARTBLOCK */
+		r->rax = r->orig_rax;
+		r->rip -= 2;
+	}
+	return true;
+}
+
+/* a frame that rt_sigreturn turns into these registers */
+static void frame_regs(struct k_frame *f, uint64_t sigret, const struct user_regs_struct *r,
+		       uint64_t fpstate, uint64_t mask)
+{
+	memset(f, 0, sizeof(*f));
+	f->pretcode = sigret;
+	f->uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS | (fpstate ? UC_FP_XSTATE : 0);
+	/* an invalid sigaltstack: refused (EINVAL), so the thread's stays as it is */
+	f->uc_stack[1] = 0x7fffffff;
+	f->mc = (struct k_sigcontext){
+		.r8 = r->r8, .r9 = r->r9, .r10 = r->r10, .r11 = r->r11, .r12 = r->r12,
+		.r13 = r->r13, .r14 = r->r14, .r15 = r->r15, .rdi = r->rdi, .rsi = r->rsi,
+		.rbp = r->rbp, .rbx = r->rbx, .rdx = r->rdx, .rax = r->rax, .rcx = r->rcx,
+		.rsp = r->rsp, .rip = r->rip, .eflags = r->eflags, .cs = r->cs, .ss = r->ss,
+		.fpstate = fpstate,
+	};
+	f->uc_sigmask = mask;
+}
+
+/* one system call at the "syscall; ret", then the next frame */
+static void frame_call(struct k_frame *f, uint64_t sigret, const struct user_regs_struct *like,
+		       uint64_t sys_ret, uint64_t next_sp, long nr, uint64_t a1, uint64_t a2,
+		       uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	struct user_regs_struct r = *like;
+
+	r.rip = sys_ret;
+	r.rsp = next_sp;
+	r.rax = nr;
+	r.rdi = a1;
+	r.rsi = a2;
+	r.rdx = a3;
+	r.r10 = a4;
+	r.r8 = a5;
+	frame_regs(f, sigret, &r, 0, ~0ULL);
+}
+
+/*
+ * Below the thread's red zone: the FPU state and five frames.
+ *   thread: clone(helper) -> [T_WAIT] wait4(helper) -> [T_BACK] where it was
+ *   helper: (shares the memory) -> [M_CLONE] clone(copy) -> [M_EXIT] exit
+ *   copy:   -> [C_EXIT] exit, if it ever runs (tracelloc gone)
+ * The helper's pid reaches T_WAIT's rdi through CLONE_PARENT_SETTID; until
+ * then it holds NO_PID, so a thread left alone before the clone returns
+ * waits for no one.
+ */
+static int build(struct image *im, const struct user_regs_struct *orig, const uint8_t *xstate,
+		 size_t xlen, uint64_t sys_ret, uint64_t sigret, uint64_t mask)
+{
+	size_t fsz = (sizeof(struct k_frame) + 15) & ~15UL;
+	uint64_t top = orig->rsp - RED_ZONE, fp, p;
+	struct user_regs_struct back = *orig;
+	int i;
+
+	if (!restartable(&back))
+		return -EBUSY;
+	fp = (top - xlen - 8) & ~63ULL;
+	p = fp - NFRAMES * fsz;
+	im->base = p & ~63ULL;
+	im->len = top - im->base;
+	im->buf = calloc(1, im->len);
+	if (!im->buf)
+		return -ENOMEM;
+	im->fpstate = fp;
+	for (i = 0; i < NFRAMES; i++)
+		im->frame[i] = p + i * fsz;
+	memcpy(im->buf + (fp - im->base), xstate, xlen);
+	*(uint32_t *)(im->buf + (fp - im->base) + xlen) = FP_XSTATE_MAGIC2;
+
+#define FRAME(i) ((struct k_frame *)(im->buf + (im->frame[i] - im->base)))
+	frame_call(FRAME(F_T_WAIT), sigret, orig, sys_ret, im->frame[F_T_BACK], SYS_wait4,
+		   NO_PID, 0, __WALL, 0, 0);
+	/* back where it was, FPU state too (the helper's frames clear it) */
+	frame_regs(FRAME(F_T_BACK), sigret, &back, fp, mask);
+	frame_call(FRAME(F_M_CLONE), sigret, orig, sys_ret, im->frame[F_M_EXIT], SYS_clone,
+		   0, im->frame[F_C_EXIT], 0, 0, 0);
+	frame_call(FRAME(F_M_EXIT), sigret, orig, sys_ret, 0, SYS_exit_group, 0, 0, 0, 0, 0);
+	frame_call(FRAME(F_C_EXIT), sigret, orig, sys_ret, 0, SYS_exit_group, 0, 0, 0, 0, 0);
+#undef FRAME
+	return 0;
+}
+
+/* the layout of the FPU state, as the kernel writes it in a signal frame */
+static void fx_sw_bytes(uint8_t *xstate, size_t len)
+{
+	uint64_t xcr0;
+	uint32_t w[4] = { FP_XSTATE_MAGIC1, (uint32_t)len + 4, 0, 0 };
+
+	memcpy(&xcr0, xstate + FX_SW_OFFSET, sizeof(xcr0));
+	memset(xstate + FX_SW_OFFSET, 0, 48);
+	memcpy(xstate + FX_SW_OFFSET, w, 8);
+	memcpy(xstate + FX_SW_OFFSET + 8, &xcr0, 8);
+	w[0] = (uint32_t)len;
+	memcpy(xstate + FX_SW_OFFSET + 16, w, 4);
+}
+
+static int write_mem(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec l = { (void *)buf, len }, r = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_writev(pid, &l, 1, &r, 1, 0);
+
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static int wait_stop(pid_t tid, int *status)
+{
+	while (waitpid(tid, status, __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+#define EVENT(st) ((unsigned)(st) >> 16)
+
+/* the next stop of tid that is not a stop of the whole process (a SIGSTOP
+ * sent meanwhile): resumed with `how` */
+static int next_stop(pid_t tid, int *status)
+{
+	int err, i;
+
+	for (i = 0; i < 16; i++) {
+		if ((err = wait_stop(tid, status)))
+			return err;
+		if (!WIFSTOPPED(*status))
+			return 0;
+		if (EVENT(*status) == PTRACE_EVENT_STOP && WSTOPSIG(*status) != SIGTRAP) {
+			ptrace(PTRACE_SYSCALL, tid, NULL, NULL);
+			continue;
+		}
+		return 0;
+	}
+	return -EPROTO;
+}
+
+/* the thread that makes the copy: the main thread, on its own stack
+ * (another's stack might be memory of the program's, a green thread's) */
+static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, char *why, size_t whylen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct user_regs_struct r = t[i].regs;
+
+		if (t[i].tid != pid)
+			continue;
+		if (t[i].job_stopped)
+			return fail(why, whylen, -EOPNOTSUPP, "the process is stopped (job control)");
+		if (!restartable(&r))
+			return fail(why, whylen, -EOPNOTSUPP,
+				    "its main thread sleeps in a call a snapshot would cut short");
+		return (int)i;
+	}
+	return fail(why, whylen, -EOPNOTSUPP, "its main thread is gone");
+}
+
+/* runs the thread's chain until the clone returns: the helper's pid, or
+ * negative errno */
+static int run_clone(pid_t tid, struct image *im, const struct user_regs_struct *orig,
+		     uint64_t sys_ret)
+{
+	struct user_regs_struct r = *orig;
+	unsigned long msg = 0;
+	uint64_t all = ~0ULL;
+	int st, err, i;
+
+	if (ptrace(PTRACE_SETOPTIONS, tid, NULL,
+		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACESYSGOOD)) ||
+	    ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all))
+		return -errno;
+	r.rip = sys_ret;
+	r.rsp = im->frame[F_T_WAIT];
+	r.rax = SYS_clone;
+	r.orig_rax = -1;	/* no restart of the call it was in: the frame does that */
+	r.rdi = CLONE_VM | CLONE_PARENT_SETTID;	/* exit signal 0 */
+	r.rsi = im->frame[F_M_CLONE];
+	r.rdx = im->frame[F_T_WAIT] + offsetof(struct k_frame, mc.rdi);
+	r.r10 = 0;
+	r.r8 = 0;
+	/* one write: before it, the thread is as it was; after it, it goes
+	 * through the chain and back on its own */
+	if (ptrace(PTRACE_SETREGS, tid, NULL, &r))
+		return -errno;
+	/* the call's entry, then its event (a helper) or its return (refused) */
+	for (i = 0; i < 2; i++) {
+		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL))
+			return -errno;
+		if ((err = next_stop(tid, &st)))
+			return err;
+		if (!WIFSTOPPED(st))
+			return -ESRCH;
+	}
+	if (EVENT(st) == PTRACE_EVENT_CLONE) {
+		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg))
+			return -errno;
+		return (int)msg;
+	}
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &r))
+		return -errno;
+	return (long)r.rax < 0 ? (int)r.rax : -EPROTO;
+}
+
+/* the helper: from its first stop through its clone of the copy; the
+ * copy's pid, or negative errno (reap: the helper then exits unreaped,
+ * and the thread waits for it in the kernel till snapshot__release) */
+static int run_helper(pid_t helper, bool *reap)
+{
+	unsigned long msg = 0;
+	siginfo_t si;
+	int st, err;
+
+	*reap = true;
+	if ((err = wait_stop(helper, &st)))
+		return err;
+	if (!WIFSTOPPED(st))
+		return -ECHILD;
+	if (ptrace(PTRACE_CONT, helper, NULL, NULL))
+		return -errno;
+	/* its exit stays unreaped: the thread waiting for it stays in the kernel */
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, helper, &si, WEXITED | WSTOPPED | WNOWAIT | __WALL) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (si.si_code != CLD_TRAPPED)
+		return -EAGAIN;
+	if ((err = wait_stop(helper, &st)))
+		return err;
+	if (EVENT(st) != PTRACE_EVENT_CLONE || ptrace(PTRACE_GETEVENTMSG, helper, NULL, &msg))
+		return -EPROTO;
+	/* on to its exit, which the thread reaps */
+	*reap = false;
+	ptrace(PTRACE_DETACH, helper, NULL, NULL);
+	return (int)msg;
+}
+
+int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
+		   void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
+		   struct snapshot **out, char *why, size_t whylen)
+{
+	uint8_t *xstate = NULL;
+	struct iovec xv;
+	struct image im = { 0 };
+	struct snapshot *s = NULL;
+	uint64_t sys_ret, sigret, mask = 0;
+	pid_t helper = -1, copy = 0;
+	bool reap = false;
+	int i, err, st;
+	long v;
+
+	*out = NULL;
+	why[0] = 0;
+	if ((v = status_field(pid, pid, "Seccomp", false)) != 0)
+		return fail(why, whylen, -EOPNOTSUPP, v < 0 ? "its status cannot be read" :
+			    "it runs under a seccomp filter");
+	if (status_field(pid, pid, "NSpid", true) == 1)
+		return fail(why, whylen, -EOPNOTSUPP, "it is the init of its pid namespace");
+	if (find_gadgets(pid, &sys_ret, &sigret))
+		return fail(why, whylen, -EOPNOTSUPP,
+			    "its code has no system-call return sequence to use");
+	xstate = calloc(1, MAX_XSTATE);
+	if (!xstate)
+		return -ENOMEM;
+	i = choose(pid, t, n, why, whylen);
+	if (i < 0) {
+		err = i;
+		goto out;
+	}
+	xv = (struct iovec){ xstate, MAX_XSTATE - 8 };
+	if (ptrace(PTRACE_GETREGSET, t[i].tid, (void *)NT_X86_XSTATE, &xv) ||
+	    ptrace(PTRACE_GETSIGMASK, t[i].tid, (void *)sizeof(mask), &mask)) {
+		err = fail(why, whylen, -EOPNOTSUPP, "its thread's state cannot be read");
+		goto out;
+	}
+	/* ptrace puts XCR0 where a signal frame has its layout: the frame's */
+	if (xv.iov_len < 576 || xv.iov_len > MAX_XSTATE - 8) {
+		err = fail(why, whylen, -EOPNOTSUPP, "its FPU state has an unknown layout");
+		goto out;
+	}
+	fx_sw_bytes(xstate, xv.iov_len);
+	if ((err = build(&im, &t[i].regs, xstate, xv.iov_len, sys_ret, sigret, mask)))
+		goto out;
+	if (!on_main_stack(pid, im.base, t[i].regs.rsp)) {
+		err = fail(why, whylen, -EOPNOTSUPP, "its main thread is not on its own stack");
+		goto out;
+	}
+	if ((err = write_mem(t[i].tid, im.base, im.buf, im.len))) {
+		fail(why, whylen, err, "its stack cannot be written");
+		goto out;
+	}
+	if (quiet)
+		quiet(ctx, pid, true);
+	helper = run_clone(t[i].tid, &im, &t[i].regs, sys_ret);
+	if (quiet)
+		quiet(ctx, pid, false);
+	if (helper < 0) {
+		err = fail(why, whylen, helper, "its fork failed: %s", strerror(-helper));
+		goto out;
+	}
+	/* the thread goes on: it waits for the helper, then is back */
+	ptrace(PTRACE_DETACH, t[i].tid, NULL, NULL);
+	copy = run_helper(helper, &reap);
+	if (copy < 0) {
+		err = fail(why, whylen, copy, "its fork failed: %s", strerror(-copy));
+		goto out;
+	}
+	if ((err = wait_stop(copy, &st)) || !WIFSTOPPED(st)) {
+		err = fail(why, whylen, err ? err : -ECHILD, "its copy did not stop");
+		goto out;
+	}
+	reap = false;
+out:
+	/* what was made is undone by snapshot__release, after the caller's
+	 * stopped scan when the copy failed: till then the thread waits */
+	if (helper > 0) {
+		s = calloc(1, sizeof(*s));
+		if (s) {
+			*s = (struct snapshot){ .pid = pid, .maker = t[i].tid, .copy = copy,
+						.ok = !err, .helper = reap ? helper : 0 };
+			*out = s;
+		} else {
+			drop(copy, reap ? helper : 0);
+			err = -ENOMEM;
+		}
+	}
+	free(im.buf);
+	free(xstate);
+	return err;
+}
+
+void snapshot__release(struct snapshot *s)
+{
+	if (!s)
+		return;
+	drop(s->copy, s->helper);
+	free(s);
+}
+
+#else
+
+int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
+		   void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
+		   struct snapshot **out, char *why, size_t whylen)
+{
+	*out = NULL;
+	return fail(why, whylen, -EOPNOTSUPP, "snapshots are made on x86-64 only");
+}
+
+void snapshot__release(struct snapshot *s)
+{
+	free(s);
+}
+
+#endif

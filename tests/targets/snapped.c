@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A target for the leak check's snapshot, which its main thread makes: that
+ * thread computes without a pause, in general and FPU registers, and checks
+ * each result (a register the snapshot did not bring back whole would show
+ * as a wrong sum). It counts the SIGCHLDs it gets, and on SIGUSR1 a second
+ * thread writes to $TL_READY's file.out what it saw: "sigchld N wait E
+ * wall W errors K rounds R" (E, W: errno of waitpid(-1, WNOHANG) and of the
+ * same with __WALL: 10, no child, when the snapshot left nothing behind).
+ * Leaks 10 blocks of 100 bytes (dropped). "seccomp": first a filter that
+ * refuses clone with EPERM (a snapshot cannot be made: the check scans it
+ * stopped); "sleep": the main thread sleeps in nanosleep instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ledger.h"
+
+static volatile sig_atomic_t g_sigchld;
+static volatile long g_errors, g_rounds;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	g_sigchld++;
+}
+
+static void refuse_clone(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	lg_check(!prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs");
+	lg_check(!prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), "seccomp");
+}
+
+static void *reporter(void *arg)
+{
+	const char *ready = getenv("TL_READY");
+	sigset_t *set = arg;
+	char path[512], line[160];
+	int sig, st, n, fd, e1, e2;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			return NULL;
+		e1 = waitpid(-1, &st, WNOHANG) < 0 ? errno : 0;
+		e2 = waitpid(-1, &st, WNOHANG | __WALL) < 0 ? errno : 0;
+		n = snprintf(line, sizeof(line), "sigchld %d wait %d wall %d errors %ld rounds %ld\n",
+			     (int)g_sigchld, e1, e2, g_errors, g_rounds);
+		snprintf(path, sizeof(path), "%s.out", ready ? ready : "/dev/null");
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			if (write(fd, line, n) != n)
+				g_errors++;
+			close(fd);
+		}
+	}
+}
+
+__attribute__((noinline)) void *site_snapped(size_t n)
+{
+	return malloc(n);
+}
+
+__attribute__((noinline)) static void make_lost(void)
+{
+	int i;
+
+	for (i = 0; i < 10; i++)
+		memset(site_snapped(100), 1, 100);
+}
+
+/* what the calls above left on the stack below main's frame, gone */
+__attribute__((noinline)) static void scrub(void)
+{
+	volatile char area[16 << 10];
+
+	memset((char *)area, 0, sizeof(area));
+	/* and in the registers the calls used (the main thread may stop in a
+	 * system call right after: its registers are roots) */
+	__asm__ volatile("xor %%eax, %%eax; xor %%ecx, %%ecx; xor %%edx, %%edx; xor %%esi, %%esi;"
+			 "xor %%edi, %%edi; xor %%r8d, %%r8d; xor %%r9d, %%r9d; xor %%r10d, %%r10d;"
+			 "xor %%r11d, %%r11d; pxor %%xmm0, %%xmm0; pxor %%xmm1, %%xmm1;"
+			 "pxor %%xmm2, %%xmm2; pxor %%xmm3, %%xmm3"
+			 ::: "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0",
+			 "xmm1", "xmm2", "xmm3", "memory");
+}
+
+int main(int argc, char **argv)
+{
+	static sigset_t set;
+	struct sigaction sa = { .sa_handler = on_sigchld };
+	bool sleeping = argc > 1 && !strcmp(argv[1], "sleep");
+	pthread_t t;
+
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	lg_check(!pthread_create(&t, NULL, reporter, &set), "pthread_create");
+	if (argc > 1 && !strcmp(argv[1], "seccomp"))
+		refuse_clone();
+	make_lost();
+	scrub();
+	tl_ready();
+	for (;;) {
+		double x = 0, y = 1;
+		long k = 0, n;
+
+		for (n = 0; n < 1000000; n++) {
+			x += 0.25;
+			y *= 1.0000001;
+			k += 3;
+		}
+		if (x != 250000.0 || k != 3000000 || y < 1.105 || y > 1.106)
+			g_errors++;
+		g_rounds++;
+		if (sleeping) {
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
