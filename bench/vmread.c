@@ -2,11 +2,15 @@
 /*
  * vmread: the copy floor of the leak check's benchmark: reads BYTES of
  * process PID's writable memory (its largest writable mappings first) with
- * process_vm_readv, 64 KiB at a time as the check does, and prints
+ * process_vm_readv, or with "mem" through /proc/PID/mem (as the check reads
+ * a snapshot: process_vm_readv pins pages, and pinning a page shared
+ * copy-on-write copies it), 64 KiB at a time as the check does, and prints
  * "read N bytes in MS ms".
  *
- *   vmread PID BYTES
+ *   vmread PID BYTES [mem]
  */
+#include <fcntl.h>
+#include <unistd.h>
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	size_t n = 0, i;
 	pid_t pid = argc > 1 ? atoi(argv[1]) : 0;
+	int fd = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
@@ -48,12 +53,19 @@ int main(int argc, char **argv)
 			n++;
 	fclose(f);
 	qsort(r, n, sizeof(*r), by_size_desc);
+	if (argc > 3 && !strcmp(argv[3], "mem")) {
+		snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < n && done < want; i++)
 		for (at = r[i].start; at < r[i].end && done < want; at += sizeof(buf)) {
 			struct iovec local = { buf, sizeof(buf) };
 			struct iovec remote = { (void *)(uintptr_t)at, sizeof(buf) };
-			ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+			ssize_t got = fd >= 0 ? pread(fd, buf, sizeof(buf), (off_t)at) :
+				      process_vm_readv(pid, &local, 1, &remote, 1, 0);
 
 			if (got > 0)
 				done += got;

@@ -269,6 +269,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 		return;
 	lr = (struct leak_report){ .pid = pid, .how = leakcheck__how(lc),
 				   .stopped_ms = leakcheck__stopped_ms(lc),
+				   .scan_ms = leakcheck__scan_ms(lc),
 				   .attached_late = leakcheck__attached_late(lc),
 				   .leaks = leakcheck__leaks(lc) };
 	leaks__totals(lr.leaks, bytes, blocks);

@@ -2,6 +2,7 @@
 /* a leak check of one stopped process (see leakcheck.h) */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -28,9 +29,10 @@
 struct leakcheck {
 	pid_t pid;
 	pid_t read_pid;		/* whose memory is read: the process, or its copy */
+	int mem_fd;		/* its /proc/PID/mem */
 	bool attached_late;
 	struct leaks *leaks;
-	double stopped_ms;
+	double stopped_ms, scan_ms;
 	struct snapshot *snap;
 	char how[160];
 	int scan_err;
@@ -45,14 +47,27 @@ struct leakcheck {
 	size_t nown, own_cap;
 };
 
+/* through /proc/PID/mem, not process_vm_readv: that pins the pages it
+ * reads, and pinning a page shared copy-on-write (every page of a
+ * snapshot, and of a process that forked) copies it first */
 static ssize_t read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct leakcheck *c = ctx;
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	ssize_t n = process_vm_readv(c->read_pid, &local, 1, &remote, 1, 0);
+	ssize_t n = pread(c->mem_fd, buf, len, (off_t)addr);
 
 	return n < 0 ? -errno : n;
+}
+
+static int open_mem(struct leakcheck *c, pid_t pid)
+{
+	char path[64];
+
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	c->mem_fd = open(path, O_RDONLY | O_CLOEXEC);
+	c->read_pid = pid;
+	return c->mem_fd < 0 ? -errno : 0;
 }
 
 static bool stopped_already(const struct leakcheck *c, pid_t tid)
@@ -305,17 +320,23 @@ static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 	int err = snapshot__take(c->pid, c->threads, c->ntids, o->quiet, o->ctx, &c->snap, why,
 				 sizeof(why));
 
-	if (!err) {
-		c->read_pid = snapshot__pid(c->snap);
+	if (!err && !open_mem(c, snapshot__pid(c->snap))) {
 		snprintf(c->how, sizeof(c->how), "snapshot");
 	} else {
+		if (!err) {
+			snprintf(why, sizeof(why), "its copy cannot be read");
+			snapshot__release(c->snap);
+			c->snap = NULL;
+			open_mem(c, c->pid);
+		}
+		/* (a failed one is released after the stopped scan) */
 		snprintf(c->how, sizeof(c->how), "stopped scan: no snapshot, %s", why);
 	}
 }
 
 static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct heap *heap)
 {
-	uint64_t t0 = clock__now_ns();
+	uint64_t t0 = clock__now_ns(), t1;
 	int err = stop_all(c);
 
 	snprintf(c->how, sizeof(c->how), "stopped scan");
@@ -323,9 +344,6 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 		/* one instant: the records sent before the stop are in the model */
 		if (o->drain)
 			o->drain(o->ctx);
-		err = add_blocks(c, heap, o->tag);
-	}
-	if (!err) {
 		read_registers(c);
 		if (o->snapshot)
 			make_copy(c, o);
@@ -333,10 +351,19 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 	if (!err && snapshot__pid(c->snap)) {
 		let_go(c);
 		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
-		err = scan_copy(c, o);
+		/* the model is still of the instant: nothing read since */
+		t1 = clock__now_ns();
+		err = add_blocks(c, heap, o->tag);
+		if (!err)
+			err = scan_copy(c, o);
+		c->scan_ms = (clock__now_ns() - t1) / 1e6;
 	} else {
+		t1 = clock__now_ns();
+		if (!err)
+			err = add_blocks(c, heap, o->tag);
 		if (!err)
 			err = scan(c);
+		c->scan_ms = (clock__now_ns() - t1) / 1e6;
 		let_go(c);
 		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
 	}
@@ -353,11 +380,14 @@ int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct lea
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
-	c->pid = c->read_pid = o->pid;
+	c->pid = o->pid;
+	c->mem_fd = -1;
 	c->attached_late = o->attached_late;
 	c->leaks = leaks__new(read_target, c);
 	c->threads = calloc(MAX_THREADS, sizeof(*c->threads));
-	err = c->leaks && c->threads ? check(c, o, heap) : -ENOMEM;
+	err = c->leaks && c->threads ? open_mem(c, o->pid) : -ENOMEM;
+	if (!err)
+		err = check(c, o, heap);
 	if (err) {
 		leakcheck__destroy(c);
 		return err;
@@ -371,6 +401,8 @@ void leakcheck__destroy(struct leakcheck *c)
 	if (!c)
 		return;
 	leaks__destroy(c->leaks);
+	if (c->mem_fd >= 0)
+		close(c->mem_fd);
 	free(c->threads);
 	free(c->own);
 	free(c);
@@ -384,6 +416,11 @@ const struct leaks *leakcheck__leaks(const struct leakcheck *c)
 double leakcheck__stopped_ms(const struct leakcheck *c)
 {
 	return c->stopped_ms;
+}
+
+double leakcheck__scan_ms(const struct leakcheck *c)
+{
+	return c->scan_ms;
 }
 
 const char *leakcheck__how(const struct leakcheck *c)

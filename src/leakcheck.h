@@ -47,6 +47,8 @@ void leakcheck__destroy(struct leakcheck *c);
 const struct leaks *leakcheck__leaks(const struct leakcheck *c);
 /* how long the target was stopped */
 double leakcheck__stopped_ms(const struct leakcheck *c);
+/* how long the mark and sweep took (after the copy was made, or stopped) */
+double leakcheck__scan_ms(const struct leakcheck *c);
 /* "snapshot", or "stopped scan" and why no snapshot was made */
 const char *leakcheck__how(const struct leakcheck *c);
 pid_t leakcheck__pid(const struct leakcheck *c);

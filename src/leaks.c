@@ -177,6 +177,10 @@ int leaks__seal(struct leaks *l)
 	if (n) {
 		l->lo = l->blocks[0].addr;
 		l->hi = l->blocks[n - 1].addr + l->blocks[n - 1].size;
+		if (l->lo < 4096)
+			l->lo = 4096;
+		if (l->hi < l->lo)
+			l->hi = l->lo;
 	}
 	return 0;
 }
@@ -250,12 +254,19 @@ static uint64_t next_chunk_at(uint64_t size)
 	return (chunk < 32 ? 32 : chunk) - 16;
 }
 
+/* word lies between the first block and the end of the last: one compare,
+ * inlined in the loops over words, as most words do not */
+static inline bool candidate(const struct leaks *l, uint64_t word)
+{
+	return word - l->lo < l->hi - l->lo;
+}
+
 /* word may point into a block: mark it, and scan it later if it is new */
 static int visit(struct leaks *l, uint64_t word)
 {
 	struct leak_block *b;
 
-	if (word < l->lo || word >= l->hi || word < 4096 || !(b = find(l, word)))
+	if (!candidate(l, word) || !(b = find(l, word)))
 		return 0;
 	if (word != b->addr && word - b->addr == next_chunk_at(b->size))
 		return 0;
@@ -323,6 +334,8 @@ static int scan_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_b
 		}
 		l->bytes_read += got;
 		for (i = 0; i < (size_t)got / 8; i++) {
+			if (!candidate(l, l->buf[i]))
+				continue;
 			if (skip_blocks && in_block(l, at + i * 8, &k))
 				continue;
 			if ((err = visit(l, l->buf[i])))
@@ -372,7 +385,7 @@ static int scan_block(struct leaks *l, const struct leak_block *b)
 	if (!words)
 		return scan_range(l, b->addr, b->addr + b->size, false);
 	for (i = 0; i < (end - start) / 8; i++)
-		if ((err = visit(l, words[i])))
+		if (candidate(l, words[i]) && (err = visit(l, words[i])))
 			return err;
 	return 0;
 }

@@ -582,8 +582,8 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 
 	leaks__totals(r->leaks, bytes, blocks);
 	report__human_bytes(leaks__bytes_read(r->leaks), num, sizeof(num));
-	fprintf(out, "\nleak check of pid %d (%s: the target was stopped %.2f ms, %s read):\n",
-		r->pid, r->how, r->stopped_ms, num);
+	fprintf(out, "\nleak check of pid %d (%s: the target was stopped %.2f ms, %s read in "
+		"%.2f ms):\n", r->pid, r->how, r->stopped_ms, num, r->scan_ms);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		format_count(bytes[order[i]], num, sizeof(num));
 		fprintf(out, "    %15s: %s bytes in %" PRIu64 " blocks\n",

@@ -75,6 +75,7 @@ struct leak_report {
 	int pid;
 	const char *how;	/* "stopped scan" */
 	double stopped_ms;	/* how long the target was stopped */
+	double scan_ms;		/* how long the scan took */
 	bool attached_late;	/* -p: blocks from before the attach are unknown */
 	const struct leaks *leaks;
 };

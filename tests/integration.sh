@@ -501,7 +501,7 @@ test_leak_check_launch() { # --leak-check at the end of a command's trace: each 
 	kill -INT "$TL_PID"
 	wait_pid "$TL_PID" 30 || fail "lost: tracelloc did not end"
 	assert_eq "$WAIT_RC" 0 "lost: tracelloc's exit status"
-	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(snapshot: the target was stopped [0-9.]+ ms, [0-9.]+ [KMG]?i?B read\):$" \
+	assert_grep "$T_DIR/lc.out" "^leak check of pid [0-9]+ \(snapshot: the target was stopped [0-9.]+ ms, [0-9.]+ [KMG]?i?B read in [0-9.]+ ms\):$" \
 		"lost: the section's header"
 	leak_check_expect lc "lost (launch)" snapshot
 	assert_no_grep "$T_DIR/lc.out" "blocks from before the attach" "lost (launch): every block known"
