@@ -37,6 +37,7 @@ struct console {
 	bool reported;
 	unsigned int report_generation;		/* the recording's, at that report */
 	bool found_lost;			/* a leak check found a block lost */
+	char leak_line[160];			/* the TUI's: the last check's totals */
 	/* the processes checked at their exit: not again at the end */
 	pid_t exited[MAX_PROCS];
 	size_t nexited;
@@ -180,6 +181,8 @@ void console__draw(struct console *c, bool force)
 	if (!c->tui || (tui__paused(c->tui) && !force))
 		return;
 	recording__rate(c->rec, &h.calls_per_s, &h.bytes_per_s);
+	h.leak_check = c->opts->leak_check;
+	h.leak_line = c->leak_line[0] ? c->leak_line : NULL;
 	traced__name(c->traced, target, sizeof(target));
 	tracer__loss(c->tracer, &loss);
 	h.lost = loss.lost_allocs + loss.lost_frees;
@@ -278,7 +281,18 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 	keep_lost(c, pid, lr.leaks);
 	ro.now_ns = clock__now_ns();
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
-	err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;
+	if (c->tui) {
+		char lost[32], ind[32];
+
+		report__human_bytes(bytes[LEAK_DEFINITE], lost, sizeof(lost));
+		report__human_bytes(bytes[LEAK_INDIRECT], ind, sizeof(ind));
+		snprintf(c->leak_line, sizeof(c->leak_line),
+			 "pid %d: %s definitely lost, %s indirectly (%s, stopped %.1f ms)", pid, lost,
+			 ind, lr.how, lr.stopped_ms);
+		err = 0;
+	} else {
+		err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;
+	}
 	if (err)
 		say(err, "cannot print the leak check");
 	profile__destroy(p);
@@ -319,6 +333,20 @@ void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
 		c->exited[c->nexited++] = pid;
 }
 
+unsigned int console__leak_totals(const struct console *c, uint64_t *bytes, uint64_t *blocks)
+{
+	size_t i, k;
+
+	for (k = 0; k < LEAK__COUNT; k++)
+		bytes[k] = blocks[k] = 0;
+	for (i = 0; i < c->nchecked; i++)
+		for (k = 0; k < LEAK__COUNT; k++) {
+			bytes[k] += c->checked[i].bytes[k];
+			blocks[k] += c->checked[i].blocks[k];
+		}
+	return (unsigned int)c->nchecked;
+}
+
 bool console__found_lost(const struct console *c)
 {
 	return c->found_lost;
@@ -341,16 +369,12 @@ static void print_summary(struct console *c, const char *ending)
 		.processes = ps ? processes__count(ps) : 0,
 		.untraced_processes = traced__untraced(c->traced),
 	};
-	size_t i, k;
+	size_t i;
 
 	if (st->peak_ns / 1e9 > start_s)
 		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
-	sum.leak_checks = (unsigned int)c->nchecked;
+	sum.leak_checks = console__leak_totals(c, sum.leak_bytes, sum.leak_blocks);
 	for (i = 0; i < c->nchecked; i++) {
-		for (k = 0; k < LEAK__COUNT; k++) {
-			sum.leak_bytes[k] += c->checked[i].bytes[k];
-			sum.leak_blocks[k] += c->checked[i].blocks[k];
-		}
 		sum.leak_snapshots += c->checked[i].snapshot;
 		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)
 			sum.leak_stopped_ms = c->checked[i].stopped_ms;

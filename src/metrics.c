@@ -28,6 +28,27 @@ static void real_metric(FILE *out, const char *name, const char *help, double va
 	fprintf(out, "%s %.3f\n", name, value);
 }
 
+/* the classes of leaks.h, in its order, as labels */
+static void leak_metrics(FILE *out, const struct metrics *m)
+{
+	static const char *const cls[4] = { "still_reachable", "possibly_lost",
+					    "indirectly_lost", "definitely_lost" };
+	int i;
+
+	uint_metric(out, "tracelloc_leak_checks", "gauge",
+		    "Processes whose blocks a leak check has classified.", m->leak_checks);
+	head(out, "tracelloc_leak_bytes", "gauge",
+	     "Bytes of each class at the last leak check of each process.");
+	for (i = 0; i < 4; i++)
+		fprintf(out, "tracelloc_leak_bytes{class=\"%s\"} %" PRIu64 "\n", cls[i],
+			m->leak_bytes[i]);
+	head(out, "tracelloc_leak_blocks", "gauge",
+	     "Blocks of each class at the last leak check of each process.");
+	for (i = 0; i < 4; i++)
+		fprintf(out, "tracelloc_leak_blocks{class=\"%s\"} %" PRIu64 "\n", cls[i],
+			m->leak_blocks[i]);
+}
+
 int metrics__write(FILE *out, const struct metrics *m)
 {
 	const struct heap_stats *st = &m->stats;
@@ -76,5 +97,7 @@ int metrics__write(FILE *out, const struct metrics *m)
 		    "Live bytes when the heap was at its highest so far.", st->peak_live_bytes);
 	uint_metric(out, "tracelloc_peak_live_allocations", "gauge",
 		    "Live blocks when the heap was at its highest so far.", st->peak_live_count);
+	if (m->leak_check)
+		leak_metrics(out, m);
 	return ferror(out) ? -EIO : 0;
 }

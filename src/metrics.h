@@ -18,6 +18,10 @@ struct metrics {
 	double alloc_calls_per_s;	/* over the last tick */
 	double alloc_bytes_per_s;
 	uint64_t sample_bytes;		/* 0: exact numbers */
+	/* --leak-check: the last check of each process, summed (LEAK__COUNT classes) */
+	bool leak_check;
+	unsigned int leak_checks;
+	uint64_t leak_bytes[4], leak_blocks[4];
 };
 
 /* Prometheus' text exposition format (version 0.0.4) */

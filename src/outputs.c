@@ -52,7 +52,8 @@ static int write_svg(const struct outputs *o, FILE *out, struct profile *p)
 static int write_pprof_view(const struct outputs *o, FILE *out, struct profile *p,
 			    enum pprof_view view)
 {
-	struct pprof_opts po = { .view = view, .period = o->opts.sample_bytes };
+	struct pprof_opts po = { .view = view, .period = o->opts.sample_bytes,
+				 .leaked = o->opts.leak_check };
 	char comment[256], target[192];
 	struct timespec wall;
 

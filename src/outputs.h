@@ -28,6 +28,7 @@ struct outputs_opts {
 	const char *timeline_path;
 	enum metric flamegraph_metric;
 	uint64_t sample_bytes;		/* pprof's period: 0, every call */
+	bool leak_check;		/* pprof's leaked_* sample types */
 	const char *snapshot_dir;	/* --snapshot-every, else NULL */
 	unsigned int snapshot_keep;	/* 0: all */
 	bool verbose;			/* a line for each file written */

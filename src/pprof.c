@@ -35,10 +35,12 @@ typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Function Function;
 
 /* Profile.sample_type, as Go's heap profile (its four first), then what
- * was live when the heap was at its peak: the order of every sample's values */
+ * was live when the heap was at its peak, then (--leak-check) what the
+ * last leak check found lost (definitely and indirectly): the order of
+ * every sample's values */
 enum {
 	V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V_PEAK_OBJECTS,
-	V_PEAK_SPACE, V__COUNT
+	V_PEAK_SPACE, V_LEAKED_OBJECTS, V_LEAKED_SPACE, V__COUNT
 };
 
 static const char *const value_types[V__COUNT][2] = {
@@ -48,6 +50,8 @@ static const char *const value_types[V__COUNT][2] = {
 	[V_INUSE_SPACE] = { "inuse_space", "bytes" },
 	[V_PEAK_OBJECTS] = { "peak_objects", "count" },
 	[V_PEAK_SPACE] = { "peak_space", "bytes" },
+	[V_LEAKED_OBJECTS] = { "leaked_objects", "count" },
+	[V_LEAKED_SPACE] = { "leaked_space", "bytes" },
 };
 
 /* Profile's repeated fields, by number (src/proto/profile.proto) */
@@ -269,6 +273,7 @@ struct stream {
 	z_stream z;
 	FILE *out;
 	struct profile *p;		/* idles after every chunk */
+	size_t ntypes;			/* the sample types written */
 	size_t pending;			/* bytes waiting in in[] */
 	int err;
 	uint8_t in[CHUNK];
@@ -412,8 +417,10 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	values[V_INUSE_SPACE] = (int64_t)s->totals.live_bytes;
 	values[V_PEAK_OBJECTS] = (int64_t)s->totals.peak_count;
 	values[V_PEAK_SPACE] = (int64_t)s->totals.peak_bytes;
+	values[V_LEAKED_OBJECTS] = (int64_t)s->leaked_count;
+	values[V_LEAKED_SPACE] = (int64_t)s->leaked_bytes;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
-	sample.n_value = V__COUNT;
+	sample.n_value = st->ntypes;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
 	sample.value = values;
 	if (process) {
@@ -489,13 +496,13 @@ static void put_head(struct stream *st, const int64_t type_strings[V__COUNT][2])
 	Profile head = PERFTOOLS__PROFILES__PROFILE__INIT;
 	size_t i;
 
-	for (i = 0; i < V__COUNT; i++) {
+	for (i = 0; i < st->ntypes; i++) {
 		perftools__profiles__value_type__init(&types[i]);
 		types[i].type = type_strings[i][0];
 		types[i].unit = type_strings[i][1];
 		type_ptrs[i] = &types[i];
 	}
-	head.n_sample_type = V__COUNT;
+	head.n_sample_type = st->ntypes;
 	head.sample_type = type_ptrs;
 	perftools__profiles__profile__pack_to_buffer(&head, &st->buffer);
 }
@@ -556,7 +563,7 @@ int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 
 	err = builder_init(&b);
 	/* the sample types first: they open the string table, as in Go's profiles */
-	for (i = 0; i < V__COUNT && !err; i++) {
+	for (i = 0; i < (opts->leaked ? V__COUNT : V_LEAKED_OBJECTS) && !err; i++) {
 		type_strings[i][0] = string_index(&b, value_types[i][0]);
 		type_strings[i][1] = string_index(&b, value_types[i][1]);
 	}
@@ -564,8 +571,10 @@ int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 		err = b.err;
 	if (!err && !(st = stream_new(out, p)))
 		err = -ENOMEM;
-	if (!err)
+	if (!err) {
+		st->ntypes = opts->leaked ? V__COUNT : V_LEAKED_OBJECTS;
 		put_head(st, type_strings);
+	}
 	for (i = 0; i < p->count && !err; i++) {
 		n = profile__show(p, &p->stacks[i], &frames);
 		if (n < 0)

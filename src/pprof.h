@@ -2,6 +2,7 @@
 #ifndef TRACELLOC_PPROF_H
 #define TRACELLOC_PPROF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,6 +27,7 @@ struct pprof_opts {
 	int64_t time_ns;	/* wall clock when the snapshot was taken */
 	int64_t duration_ns;	/* of the trace until then */
 	const char *comment;	/* NULL: none */
+	bool leaked;		/* --leak-check: leaked_objects and leaked_space too */
 };
 
 int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts);

@@ -54,8 +54,10 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 		.stats = *heap__stats(recording__heap(r->rec)),
 		.stacks = stacks__count(heap__stacks(recording__heap(r->rec))),
 		.sample_bytes = r->opts->sample_bytes,
+		.leak_check = r->opts->leak_check,
 	};
 
+	m.leak_checks = console__leak_totals(r->console, m.leak_bytes, m.leak_blocks);
 	recording__rate(r->rec, &m.alloc_calls_per_s, &m.alloc_bytes_per_s);
 	tracer__loss(r->tracer, &m.loss);
 	return metrics__write(out, &m);
@@ -134,6 +136,7 @@ void run__outputs_opts(struct run_rooms *r, struct outputs_opts *oo)
 		.timeline_path = r->opts->timeline_path,
 		.flamegraph_metric = r->opts->flamegraph_metric,
 		.sample_bytes = r->opts->sample_bytes,
+		.leak_check = r->opts->leak_check,
 		.snapshot_dir = r->opts->snapshot_dir,
 		.snapshot_keep = r->opts->snapshot_keep,
 		.verbose = r->opts->verbose > 0,
@@ -224,6 +227,11 @@ static int on_keys(void *ctx, int fd)
 		return LOOP_END;
 	case TUI_WRITE:
 		write_now(run->r);
+		console__draw(run->r->console, true);
+		return LOOP_ON;
+	case TUI_LEAK_CHECK:
+		traced__consume(run->r->traced);
+		console__leak_check(run->r->console);
 		console__draw(run->r->console, true);
 		return LOOP_ON;
 	case TUI_REDRAW:

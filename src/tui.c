@@ -156,6 +156,9 @@ enum tui_action tui__keys(struct tui *t)
 		case 'w':
 			act = TUI_WRITE;
 			break;
+		case 'l':
+			act = act == TUI_WRITE ? act : TUI_LEAK_CHECK;
+			break;
 		case KEY_DOWN:
 		case 'j':
 			t->selected++;
@@ -279,8 +282,9 @@ static void draw_header(struct tui *t, struct profile *p, const struct tui_heade
 	put_line(1, "live %s (%llu blocks) | %.0f calls/s %s/s | peak %s | lost %llu",
 		 live, (unsigned long long)p->stats.live_count, h->calls_per_s, rate, peak,
 		 (unsigned long long)h->lost);
-	put_line(2, "sort: %s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
-		 t->filter, t->paused ? " | PAUSED" : "");
+	put_line(2, "sort: %s%s%s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
+		 t->filter, t->paused ? " | PAUSED" : "", h->leak_line ? " | " : "",
+		 h->leak_line ? h->leak_line : "");
 }
 
 /* the stacks that match the filter, sorted, each with the age of its
@@ -319,14 +323,14 @@ static int collect_rows(struct tui *t, struct profile *p, const struct heap *hea
 
 /* the table's lines from t->first, the selected one in reverse */
 static void draw_rows(struct tui *t, struct profile *p, struct row *rows, int n, int table,
-		      int cols, uint64_t now_ns)
+		      int cols, uint64_t now_ns, bool lost)
 {
-	char v1[32], v2[32], v3[32], a[16];
-	int i, y;
+	char v1[32], v2[32], v3[32], a[16], l[32] = "";
+	int i, y, w = lost ? 58 : 48;
 
 	attron(A_UNDERLINE);
-	put_line(3, "%-*s %9s %8s %8s %10s %6s", cols > 50 ? cols - 48 : 2, "stack (innermost)",
-		 "live", "count", "calls", "growth/s", "oldest");
+	put_line(3, "%-*s %9s %8s %8s %10s %6s%s", cols > w + 2 ? cols - w : 2, "stack (innermost)",
+		 "live", "count", "calls", "growth/s", "oldest", lost ? "      lost" : "");
 	attroff(A_UNDERLINE);
 	for (i = t->first, y = 4; i < n && y < 4 + table; i++, y++) {
 		const struct profile_stack *s = rows[i].stack;
@@ -339,11 +343,16 @@ static void draw_rows(struct tui *t, struct profile *p, struct row *rows, int n,
 		snprintf(v3, sizeof(v3), "%llu", (unsigned long long)s->totals.live_count);
 		age(rows[i].oldest_ns && now_ns > rows[i].oldest_ns ? now_ns - rows[i].oldest_ns : 0,
 		    a, sizeof(a));
+		/* definitely and indirectly lost at the last check */
+		if (lost) {
+			l[0] = ' ';
+			human(s->leaked_bytes, l + 1, sizeof(l) - 1);
+		}
 		if (i == t->selected)
 			attron(A_REVERSE);
-		put_line(y, "%-*.*s %9s %8s %8llu %10s %6s", cols > 50 ? cols - 48 : 2,
-			 cols > 50 ? cols - 48 : 2, rows[i].name, v1, v3,
-			 (unsigned long long)s->totals.alloc_count, v2, a);
+		put_line(y, "%-*.*s %9s %8s %8llu %10s %6s%10s", cols > w + 2 ? cols - w : 2,
+			 cols > w + 2 ? cols - w : 2, rows[i].name, v1, v3,
+			 (unsigned long long)s->totals.alloc_count, v2, a, l);
 		if (i == t->selected)
 			attroff(A_REVERSE);
 	}
@@ -400,7 +409,7 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 		t->first = t->selected;
 	if (t->selected >= t->first + table)
 		t->first = t->selected - table + 1;
-	draw_rows(t, p, rows, n, table, cols, now_ns);
+	draw_rows(t, p, rows, n, table, cols, now_ns, h->leak_check);
 	if (n) {
 		t->selected_id = rows[t->selected].stack->stack_id;
 		draw_selected(p, rows[t->selected].stack, 5 + table, lines, cols);
@@ -410,6 +419,8 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 		put_line(lines - 1, "filter (regex, Enter to apply, Esc to cancel): /%s", t->typed);
 	else if (t->bad_re)
 		put_line(lines - 1, "not a regular expression | j/k select  s sort  / filter  p pause  w write  q quit");
+	else if (h->leak_check)
+		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  l leak check  q quit");
 	else
 		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  q quit");
 	refresh();

@@ -24,12 +24,15 @@ struct tui_header {
 	double calls_per_s;
 	double bytes_per_s;
 	uint64_t lost;		/* records lost, all kinds */
+	bool leak_check;	/* --leak-check: the key l, a column of lost bytes */
+	const char *leak_line;	/* the last check's totals; NULL: none yet */
 };
 
 enum tui_action {
 	TUI_NONE,
 	TUI_REDRAW,		/* the view changed: draw again now */
 	TUI_WRITE,		/* w: write the output files now */
+	TUI_LEAK_CHECK,		/* l: a leak check now (with --leak-check) */
 	TUI_QUIT,		/* q: end the trace, as Ctrl-C */
 };
 

@@ -2144,6 +2144,37 @@ test_tui() { # --tui in an 80x24 tmux pane: header, table, the selected stack; j
 	tmux -L "$sock" kill-server 2>/dev/null
 }
 
+test_tui_leak_check() { # --tui --leak-check: l checks now; the lost column and the totals line, exact for tests/targets/lost.c
+	local sock="tll$$" row
+	command -v tmux >/dev/null || { fail "--tui: tmux is not installed"; return; }
+	need_target lost || return
+	rm -f "$T_DIR/tl.ready"
+	tmux -L "$sock" new-session -d -x 120 -y 40 \
+		"TL_READY='$T_DIR/tl.ready' '$TL' --tui --leak-check -i 0.3 -- '$TB/lost'; echo tracelloc-rc=\$?; sleep 30"
+	if ! tui_wait "$sock" '^stack \(innermost\) +live +count +calls +growth/s +oldest +lost$' 10; then
+		fail "--tui --leak-check: no table with a lost column within 10 s"
+		tui_screen "$sock" | sed 's/^/      | /'
+		tmux -L "$sock" kill-server 2>/dev/null
+		return
+	fi
+	wait_for_grep "$T_DIR/tl.ready" '^ready [0-9]+$' 10 || fail "lost: not ready"
+	sleep 0.5
+	assert_grep <(tui_screen "$sock") 'l leak check' "--tui --leak-check: the key l is shown"
+	tmux -L "$sock" send-keys l
+	tui_wait "$sock" 'definitely lost' 10
+	tui_screen "$sock" >"$T_DIR/l1"
+	assert_grep "$T_DIR/l1" '^sort: live \| pid [0-9]+: 1\.57 KiB definitely lost, 176 B indirectly \(snapshot, stopped [0-9.]+ ms\)$' \
+		"--tui: l checks now, the totals in the header" || sed 's/^/      | /' "$T_DIR/l1"
+	row=$(grep -E '^site_dropped ' "$T_DIR/l1")
+	assert_match "$row" ' 1000 B$' "--tui: site_dropped's lost bytes in the lost column"
+	row=$(grep -E '^site_global ' "$T_DIR/l1")
+	assert_match "$row" ' 0 B$' "--tui: site_global lost nothing"
+	tmux -L "$sock" send-keys q
+	tui_wait "$sock" 'tracelloc-rc=' 10
+	assert_grep <(tui_screen "$sock") '^tracelloc-rc=0$' "--tui --leak-check: q ends tracelloc, status 0"
+	tmux -L "$sock" kill-server 2>/dev/null
+}
+
 test_install() { # make install/uninstall under DESTDIR and PREFIX: binary, man page with every option of --help, completion
 	local root="$T_DIR/root" opt missing=""
 	make -s install DESTDIR="$root" PREFIX=/usr >"$T_DIR/i.out" 2>&1

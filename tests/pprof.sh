@@ -224,6 +224,33 @@ test_file_ledger() { # --pprof: each site's inuse/alloc space/objects exactly, p
 	assert_grep "$T_DIR/b-default.top" "^File: basic$" "basic: the main binary names the profile"
 }
 
+test_leak_check_outputs() { # --leak-check: pprof's leaked_space per site (go tool pprof), /metrics's gauges per class, exact for tests/targets/lost.c
+	need_target lost || return
+	start_listening lk lost --leak-check --pprof "$T_DIR/lk.pb.gz" -- || return
+	kill -USR1 "$TL_PID"
+	wait_for_grep "$T_DIR/lk.out" '^ +still reachable: ' 20 "$TL_PID" || { fail "lost: no check on SIGUSR1"; return; }
+	sleep 0.3
+	curl -s -o "$T_DIR/lk.metrics" "$URL/metrics"
+	assert_grep "$T_DIR/lk.metrics" '^tracelloc_leak_bytes\{class="definitely_lost"\} 1612$' "/metrics: definitely lost bytes"
+	assert_grep "$T_DIR/lk.metrics" '^tracelloc_leak_blocks\{class="indirectly_lost"\} 3$' "/metrics: indirectly lost blocks"
+	assert_grep "$T_DIR/lk.metrics" '^tracelloc_leak_bytes\{class="possibly_lost"\} 688$' "/metrics: possibly lost bytes"
+	assert_grep "$T_DIR/lk.metrics" '^tracelloc_leak_bytes\{class="still_reachable"\} 3600$' "/metrics: still reachable bytes"
+	assert_grep "$T_DIR/lk.metrics" '^tracelloc_leak_checks 1$' "/metrics: one process checked"
+	# the heap page carries what was lost, by stack
+	pprof_top lkurl leaked_space "$URL/debug/pprof/heap" || return
+	assert_eq "$(top_total "$T_DIR/lkurl.top")" 1788 "/debug/pprof/heap: leaked_space, definitely and indirectly lost"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "lost: tracelloc did not end"
+	pprof_top lkfile leaked_space "$T_DIR/lk.pb.gz" || return
+	local site want
+	for want in site_dropped:1000 site_xor:500 site_list_head:64 site_list_node:128 site_cycle:96 site_global:0; do
+		site=${want%:*}
+		assert_eq "$(top_cum "$T_DIR/lkfile.top" "$site")" "${want#*:}" "--pprof leaked_space: $site"
+	done
+	pprof_top lkobj leaked_objects "$T_DIR/lk.pb.gz" || return
+	assert_eq "$(top_cum "$T_DIR/lkobj.top" site_list_node)" 2 "--pprof leaked_objects: the list's two nodes"
+}
+
 test_file_thread_label() { # --per-thread: each sample has a thread label; go tool pprof -tags sums them exactly
 	need_target pool || return
 	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")

@@ -423,6 +423,10 @@ TEST(metrics_text)
 		.stacks = 17,
 		.alloc_calls_per_s = 80.25,
 		.alloc_bytes_per_s = 5136,
+		.leak_check = true,
+		.leak_checks = 2,
+		.leak_bytes = { 3600, 688, 176, 1612 },
+		.leak_blocks = { 7, 2, 3, 4 },
 	};
 	static const char *const want_lines[] = {
 		"# TYPE tracelloc_target_info gauge\n",
@@ -449,6 +453,14 @@ TEST(metrics_text)
 		"\ntracelloc_stacks 17\n",
 		"\ntracelloc_sample_bytes 0\n",
 		"\ntracelloc_traced_seconds 12.500\n",
+		"# TYPE tracelloc_leak_bytes gauge\n",
+		"\ntracelloc_leak_checks 2\n",
+		"\ntracelloc_leak_bytes{class=\"definitely_lost\"} 1612\n",
+		"\ntracelloc_leak_bytes{class=\"indirectly_lost\"} 176\n",
+		"\ntracelloc_leak_bytes{class=\"possibly_lost\"} 688\n",
+		"\ntracelloc_leak_bytes{class=\"still_reachable\"} 3600\n",
+		"\ntracelloc_leak_blocks{class=\"definitely_lost\"} 4\n",
+		"\ntracelloc_leak_blocks{class=\"still_reachable\"} 7\n",
 	};
 	char *text = NULL, *line, *saveptr = NULL;
 	size_t size = 0, i;

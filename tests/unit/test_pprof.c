@@ -97,10 +97,9 @@ static void written_free(struct written *w)
 }
 
 /* writes the profile of h and decodes it; asserts */
-static void write_and_read(struct heap *h, const struct profile_opts *popts,
-			   const struct pprof_opts *opts, struct written *w)
+/* p written, then read back; p destroyed */
+static void write_profile(struct profile *p, const struct pprof_opts *opts, struct written *w)
 {
-	struct profile *p = profile__snapshot(h, popts);
 	uint8_t *raw;
 	size_t raw_size = 0;
 	FILE *out;
@@ -122,6 +121,12 @@ static void write_and_read(struct heap *h, const struct profile_opts *popts,
 	w->profile = perftools__profiles__profile__unpack(NULL, raw_size, raw);
 	free(raw);
 	ASSERT_OK_PTR(w->profile, "decode profile.proto");
+}
+
+static void write_and_read(struct heap *h, const struct profile_opts *popts,
+			   const struct pprof_opts *opts, struct written *w)
+{
+	write_profile(profile__snapshot(h, popts), opts, w);
 }
 
 static const char *str(const Profile *pr, int64_t index)
@@ -243,6 +248,44 @@ TEST(pprof_heap_profile)
 				    "strings %zu and %zu are both \"%s\"", i, j, pr->string_table[i]);
 	}
 	ASSERT_EQ(unknown, 1, "\"[unknown]\" in the string table");
+out:
+	written_free(&w);
+}
+
+TEST(pprof_leaked_sample_types)
+{
+	struct pprof_opts opts = { .view = PPROF_INUSE, .leaked = true };
+	struct heap *h = known_heap();
+	struct profile *p;
+	struct written w;
+	const Sample *sa;
+	size_t i;
+
+	ASSERT_OK_PTR(h, "heap");
+	p = profile__snapshot(h, NULL);
+	ASSERT_OK_PTR(p, "profile__snapshot");
+	/* what a leak check found lost on S1's stack (recording.c sets these) */
+	for (i = 0; i < p->count; i++)
+		if (p->stacks[i].totals.live_bytes == 100) {
+			p->stacks[i].leaked_bytes = 100;
+			p->stacks[i].leaked_count = 1;
+		}
+	write_profile(p, &opts, &w);
+	heap__destroy(h);
+	if (test__failed())
+		goto out;
+	ASSERT_EQ(w.profile->n_sample_type, 8, "sample types, with --leak-check");
+	ASSERT_STREQ(str(w.profile, w.profile->sample_type[6]->type), "leaked_objects", "type 6");
+	ASSERT_STREQ(str(w.profile, w.profile->sample_type[7]->type), "leaked_space", "type 7");
+	ASSERT_STREQ(str(w.profile, w.profile->sample_type[7]->unit), "bytes", "unit 7");
+	sa = find_sample(w.profile, S1, 3, 0);
+	ASSERT_OK_PTR(sa, "S1's sample");
+	ASSERT_EQ(sa->n_value, 8, "S1: values");
+	ASSERT_EQ(sa->value[6], 1, "S1: leaked_objects");
+	ASSERT_EQ(sa->value[7], 100, "S1: leaked_space");
+	sa = find_sample(w.profile, S2, 2, 0);
+	ASSERT_OK_PTR(sa, "S2's sample");
+	ASSERT_EQ(sa->value[7], 0, "S2: nothing leaked");
 out:
 	written_free(&w);
 }
