@@ -54,6 +54,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(patsubst tests/targets/%.c,$(OUT)/tests/%,$(wildcard tests/targets/api_*.c)) \
 		$(patsubst %,$(OUT)/tests/threads_%,jemalloc tcmalloc mimalloc) \
 		$(patsubst %,$(OUT)/tests/freefirst_%,jemalloc tcmalloc mimalloc) \
+		$(patsubst %,$(OUT)/tests/lost_%,jemalloc tcmalloc mimalloc) \
+		$(if $(wildcard tests/targets/lost.c),$(OUT)/tests/lost_musl $(OUT)/tests/lost_musl_static $(OUT)/tests/lost_static) \
 		$(if $(wildcard tests/targets/family_cxx.cpp),$(patsubst %,$(OUT)/tests/family_cxx_%,$(filter-out tcmalloc_minimal,$(FAMILY_LIBS)))) \
 		$(if $(wildcard tests/targets/family.c),$(OUT)/tests/family_musl $(OUT)/tests/family_musl_static $(OUT)/tests/family_static) \
 		$(if $(wildcard tests/targets/sleeper.c),$(OUT)/tests/sleeper_static) \
@@ -119,6 +121,19 @@ $(OUT)/tests/threads_%: tests/targets/threads.c $(wildcard tests/targets/*.h) | 
 # tests/targets/freefirst.c under each family: a thread's first call a free
 $(OUT)/tests/freefirst_%: tests/targets/freefirst.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+# tests/targets/lost.c under each family: the leak check's classes
+$(OUT)/tests/lost_%: tests/targets/lost.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
+
+$(OUT)/tests/lost_static: tests/targets/lost.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
+
+$(OUT)/tests/lost_musl: tests/targets/lost.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	musl-gcc -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
+
+$(OUT)/tests/lost_musl_static: tests/targets/lost.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	musl-gcc -static -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -o $@ $<
 
 # operator new and delete of each family that exports its own
 $(OUT)/tests/family_cxx_%: tests/targets/family_cxx.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests

@@ -229,17 +229,60 @@ static uint64_t stack_in(const struct leakcheck *c, uint64_t start, uint64_t end
 	return sp;
 }
 
-/* one line of /proc/PID/maps: a root, or not */
-static int map_roots(struct leakcheck *c, const char *line)
-{
-	unsigned long long start, end;
-	char perms[8], path[512] = "";
-	uint64_t sp;
+/*
+ * A thread's TLS inside the allocator's memory: a static glibc program's
+ * main thread has its TLS block and thread control block from sbrk, in
+ * the brk heap, below and at its thread pointer. The words around the
+ * thread pointer that are in no block are roots (the TLS of a static
+ * program is small; its TCB, struct pthread, about 2 KiB).
+ */
+#define TLS_BELOW (16 << 10)
+#define TCB_ABOVE (4 << 10)
 
-	if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %511[^\n]", &start, &end, perms, path) < 3)
-		return 0;
+static int tls_roots(struct leakcheck *c, uint64_t start, uint64_t end)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->ntids && !err; i++) {
+		uint64_t tp = c->threads[i].regs.fs_base, lo, hi;
+
+		if (tp < start || tp >= end)
+			continue;
+		lo = tp - start > TLS_BELOW ? tp - TLS_BELOW : start;
+		hi = end - tp > TCB_ABOVE ? tp + TCB_ABOVE : end;
+		err = leaks__root_range(c->leaks, lo, hi, true);
+	}
+	return err;
+}
+
+/* one line of /proc/PID/maps: a root, or not */
+struct map_line {
+	unsigned long long start, end;
+	char perms[8], path[512];
+};
+
+/*
+ * One line of /proc/PID/maps: a root, or not. prev: the line before. An
+ * object's writable segment begins with what the dynamic linker makes read
+ * only once relocated (RELRO: pointers set at start-up, as glibc's search
+ * paths, kept there ever after): the read-only mapping of the file just
+ * below its writable one is a root as well, as LeakSanitizer takes every
+ * writable PT_LOAD segment whole.
+ */
+static int map_roots(struct leakcheck *c, const struct map_line *m, const struct map_line *prev)
+{
+	unsigned long long start = m->start, end = m->end;
+	const char *perms = m->perms, *path = m->path;
+	uint64_t sp;
+	int err;
+
 	if (perms[0] != 'r' || perms[1] != 'w')
 		return 0;
+	if (path[0] == '/' && prev->end == start && !strcmp(prev->path, path) &&
+	    !strcmp(prev->perms, "r--p") &&
+	    (err = leaks__root_range(c->leaks, prev->start, prev->end, false)))
+		return err;
 	if (!strcmp(path, "[vvar]") || !strcmp(path, "[vsyscall]") || !strcmp(path, "[vdso]"))
 		return 0;
 	/* a thread's stack: from its stack pointer (static TLS lies above it) */
@@ -252,15 +295,16 @@ static int map_roots(struct leakcheck *c, const char *line)
 	 * unknown one, older than the attach: a root */
 	if (c->attached_late)
 		return leaks__root_range(c->leaks, start, end, true);
-	return 0;
+	return tls_roots(c, start, end);
 }
 
 static int maps_roots(struct leakcheck *c)
 {
+	struct map_line m[2] = { 0 };
 	char path[64], line[1024];
 	size_t i;
 	FILE *f;
-	int err = 0;
+	int err = 0, k = 0;
 
 	for (i = 0; i < c->nown && !err; i++)
 		err = leaks__root_range(c->leaks, c->own[i].start, c->own[i].end, false);
@@ -268,8 +312,16 @@ static int maps_roots(struct leakcheck *c)
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (!err && fgets(line, sizeof(line), f))
-		err = map_roots(c, line);
+	while (!err && fgets(line, sizeof(line), f)) {
+		struct map_line *cur = &m[k];
+
+		cur->path[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %511[^\n]", &cur->start, &cur->end,
+			   cur->perms, cur->path) < 3)
+			continue;
+		err = map_roots(c, cur, &m[!k]);
+		k = !k;
+	}
 	fclose(f);
 	return err;
 }

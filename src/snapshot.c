@@ -439,6 +439,9 @@ static int run_clone(pid_t tid, struct image *im, const struct user_regs_struct 
 			return err;
 		if (!WIFSTOPPED(st))
 			return -ESRCH;
+		/* first the call's entry (SIGTRAP | 0x80), nothing else */
+		if (!i && WSTOPSIG(st) != (SIGTRAP | 0x80))
+			return -EPROTO;
 	}
 	if (EVENT(st) == PTRACE_EVENT_CLONE) {
 		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg))
