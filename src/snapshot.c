@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "snapshot.h"
@@ -226,20 +227,47 @@ static long status_field(pid_t pid, pid_t tid, const char *key, bool last)
 	return v;
 }
 
-/* the system call the thread was in, made to start over when it goes on,
+/* the relative timeout of the call a thread sleeps in, in ns; -1: unknown */
+static long long timeout_ns(pid_t pid, const struct user_regs_struct *r)
+{
+	struct timespec ts;
+	uint64_t at;
+
+	switch (r->orig_rax) {
+	case SYS_nanosleep: at = r->rdi; break;
+	case SYS_clock_nanosleep: at = r->rdx; break;
+	case SYS_futex: at = (r->rsi & 127) == 0 ? r->r10 : 0; break;	/* FUTEX_WAIT */
+	case SYS_poll: return (int)r->rdx >= 0 ? (int)r->rdx * 1000000LL : -1;
+	default: return -1;
+	}
+	if (!at || read_mem(pid, at, &ts, sizeof(ts)) != sizeof(ts) || ts.tv_sec < 0)
+		return -1;
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * The system call the thread was in, made to start over when it goes on,
  * as the kernel would after a stop with no handler to run; false when it
- * cannot be: a call the kernel resumes from its own state (a relative
- * sleep), which rt_sigreturn forgets. One with an absolute deadline
- * (futex's WAIT_BITSET, clock_nanosleep's TIMER_ABSTIME) starts over as it was. */
-static bool restartable(struct user_regs_struct *r)
+ * cannot be. A call the kernel resumes from its own state (a sleep with a
+ * relative timeout) cannot: rt_sigreturn forgets that state. It starts
+ * over as it was where that is exact (an absolute deadline: futex's
+ * WAIT_BITSET, clock_nanosleep's TIMER_ABSTIME) or harmless (a timeout of
+ * at most SHORT_SLEEP_NS: the thread wakes that much later at most, as
+ * after a busy scheduler); else false.
+ */
+#define SHORT_SLEEP_NS (100 * 1000000LL)
+
+static bool restartable(pid_t pid, struct user_regs_struct *r)
 {
 	long ret = (long)r->rax;
+	long long t;
 
 	if ((long)r->orig_rax < 0)
 		return true;
 	if (ret == -516 &&	/* ERESTART_RESTARTBLOCK */
 	    !(r->orig_rax == SYS_futex && (r->rsi & 127) == 9) &&	/* FUTEX_WAIT_BITSET */
-	    !(r->orig_rax == SYS_clock_nanosleep && (r->rsi & 1)))	/* TIMER_ABSTIME */
+	    !(r->orig_rax == SYS_clock_nanosleep && (r->rsi & 1)) &&	/* TIMER_ABSTIME */
+	    ((t = timeout_ns(pid, r)) < 0 || t > SHORT_SLEEP_NS))
 		return false;
 	if (ret == -512 || ret == -513 || ret == -514 || ret == -516) {
 		/* ERESTARTSYS, NOINTR, NOHAND, RESTARTBLOCK */
@@ -295,15 +323,15 @@ static void frame_call(struct k_frame *f, uint64_t sigret, const struct user_reg
  * then it holds NO_PID, so a thread left alone before the clone returns
  * waits for no one.
  */
-static int build(struct image *im, const struct user_regs_struct *orig, const uint8_t *xstate,
-		 size_t xlen, uint64_t sys_ret, uint64_t sigret, uint64_t mask)
+static int build(struct image *im, pid_t pid, const struct user_regs_struct *orig,
+		 const uint8_t *xstate, size_t xlen, uint64_t sys_ret, uint64_t sigret, uint64_t mask)
 {
 	size_t fsz = (sizeof(struct k_frame) + 15) & ~15UL;
 	uint64_t top = orig->rsp - RED_ZONE, fp, p;
 	struct user_regs_struct back = *orig;
 	int i;
 
-	if (!restartable(&back))
+	if (!restartable(pid, &back))
 		return -EBUSY;
 	fp = (top - xlen - 8) & ~63ULL;
 	p = fp - NFRAMES * fsz;
@@ -396,7 +424,7 @@ static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, char *wh
 			continue;
 		if (t[i].job_stopped)
 			return fail(why, whylen, -EOPNOTSUPP, "the process is stopped (job control)");
-		if (!restartable(&r))
+		if (!restartable(pid, &r))
 			return fail(why, whylen, -EOPNOTSUPP,
 				    "its main thread sleeps in a call a snapshot would cut short");
 		return (int)i;
@@ -530,7 +558,7 @@ int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
 		goto out;
 	}
 	fx_sw_bytes(xstate, xv.iov_len);
-	if ((err = build(&im, &t[i].regs, xstate, xv.iov_len, sys_ret, sigret, mask)))
+	if ((err = build(&im, t[i].tid, &t[i].regs, xstate, xv.iov_len, sys_ret, sigret, mask)))
 		goto out;
 	if (!on_main_stack(pid, im.base, t[i].regs.rsp)) {
 		err = fail(why, whylen, -EOPNOTSUPP, "its main thread is not on its own stack");

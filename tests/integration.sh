@@ -636,10 +636,10 @@ snapped_state() {
 	wait_for_grep "$1.out" '^sigchld ' 10 "$2" && cat "$1.out"
 }
 
-test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write snapshot, its thread's registers and FPU whole, no SIGCHLD, nothing to wait for, no copy left; a seccomp filter or a relative sleep: a stopped scan that says why
+test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write snapshot, its thread's registers and FPU whole, no SIGCHLD, nothing to wait for, no copy left; a short sleep started over; a seccomp filter or a long relative sleep: a stopped scan that says why
 	need_target snapped || return
 	local tpid i n st mode why
-	for mode in run seccomp sleep; do
+	for mode in run nap seccomp sleep; do
 		rm -f "$T_DIR/sn$mode.ready"
 		TL_ENV=(TL_READY="$T_DIR/sn$mode.ready")
 		tl_bg sn$mode --leak-check -i 0 -t 0 -- "$TB/snapped" "$mode"
@@ -668,7 +668,7 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 		wait_pid "$TL_PID" 30 || fail "snapped $mode: tracelloc did not end"
 		assert_eq "$WAIT_RC" 0 "snapped $mode: tracelloc's exit status"
 		case $mode in
-		run) why="snapshot" ;;
+		run | nap) why="snapshot" ;;
 		seccomp) why="stopped scan: no snapshot, it runs under a seccomp filter" ;;
 		sleep) why="stopped scan: no snapshot, its main thread sleeps in a call a snapshot would cut short" ;;
 		esac
