@@ -432,7 +432,7 @@ static int scan_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_b
 	uint64_t at = (start + 7) & ~7ULL, next_at, len, next_len;
 	size_t i, k = skip_blocks ? above(l, at) : 0, kp = k;
 	uint64_t *cur = l->buf, *ahead = l->buf2, *t;
-	bool asked = false;
+	bool asked;
 	ssize_t got;
 	int err;
 
