@@ -60,12 +60,12 @@
 #    (libLLVM: 45,000 symbols, no frame pointers), -v: records lost and the
 #    longest time the ring buffers went unread, first names of each library
 #    included; the compile's time traced against untraced. BENCH_ONLY=16.
-# 17. The leak check (--leak-check, on SIGUSR1): a target holding 64 MiB,
-#    256 MiB and 1 GiB of reachable heap in 64 KiB blocks, and 1 M blocks of
-#    32 bytes, with a heartbeat thread ticking every 1 ms: how long the
-#    target was stopped (the snapshot's fork), the target's own longest gap,
-#    and the scan's time against the copy floor (process_vm_readv of as many
-#    bytes, in the same run). BENCH_ONLY=17.
+# 17. The leak check (--leak-check, three times on SIGUSR1): a target holding
+#    64 MiB, 256 MiB and 1 GiB of reachable heap in 64 KiB blocks, and 1 M
+#    blocks of 32 bytes, with a heartbeat thread ticking every 1 ms: how long
+#    the target was stopped (the snapshot's fork), the target's own longest
+#    gap, and the scan's time against the copy floor (process_vm_readv of as
+#    many bytes, in the same run; medians of three). BENCH_ONLY=17.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1308,10 +1308,11 @@ fi
 
 # ---------------------------------------------------------------- 17. the leak check
 
-# leak_round TAG MIB BLOCK: one target, one check; sets LC_STOP_MS, LC_SCAN_MS,
-# LC_HOW, LC_READ, LC_GAP_MS, LC_FLOOR_MS
+# leak_round TAG MIB BLOCK: one target, three checks; sets LC_STOP_MS and
+# LC_SCAN_MS (medians), LC_HOW, LC_READ, LC_GAP_MS (the target's longest gap
+# over the three), LC_FLOOR_MS (the median of three reads of the same bytes)
 leak_round() {
-	local tag=$1 tpid dpid read_h
+	local tag=$1 tpid dpid i floors=()
 	LC_STOP_MS='' LC_SCAN_MS='' LC_HOW='' LC_READ='' LC_GAP_MS='' LC_FLOOR_MS=''
 	"$OUT/reachable" "$2" "$3" >"$LOGS/$tag.target" 2>&1 &
 	tpid=$!
@@ -1326,16 +1327,25 @@ leak_round() {
 		sleep 0.5
 		signal_ours USR2 "$tpid"
 		wait_line "$LOGS/$tag.target" '^gap' 10 "$tpid"
-		signal_ours USR1 "$dpid"
-		wait_line "$LOGS/$tag.out" '^ +still reachable: ' 300 "$dpid"
+		for i in 1 2 3; do
+			signal_ours USR1 "$dpid"
+			for _ in $(seq 600); do
+				[ "$(grep -c '^ *still reachable: ' "$LOGS/$tag.out")" -ge "$i" ] && break
+				sleep 0.5
+			done
+			sleep 0.3
+		done
 		signal_ours USR2 "$tpid"
-		wait_line "$LOGS/$tag.target" '^gap.*' 10 "$tpid"
-		LC_STOP_MS=$(sed -n 's/^leak check of pid .*stopped \([0-9.]*\) ms, .*/\1/p' "$LOGS/$tag.out" | tail -1)
-		LC_SCAN_MS=$(sed -n 's/^leak check of pid .* read in \([0-9.]*\) ms.*/\1/p' "$LOGS/$tag.out" | tail -1)
-		LC_HOW=$(sed -n 's/^leak check of pid [0-9]* (\([^:]*\):.*/\1/p' "$LOGS/$tag.out" | tail -1)
+		sleep 0.3
+		LC_STOP_MS=$(median $(sed -n 's/^leak check of pid .*stopped \([0-9.]*\) ms, .*/\1/p' "$LOGS/$tag.out"))
+		LC_SCAN_MS=$(median $(sed -n 's/^leak check of pid .* read in \([0-9.]*\) ms.*/\1/p' "$LOGS/$tag.out"))
+		LC_HOW=$(sed -n 's/^leak check of pid [0-9]* (\([^:]*\):.*/\1/p' "$LOGS/$tag.out" | sort -u | tr '\n' ' ' | sed 's/ $//')
 		LC_READ=$(sed -n 's/^ *still reachable: \([0-9,]*\) bytes.*/\1/p' "$LOGS/$tag.out" | tail -1 | tr -d ,)
 		LC_GAP_MS=$(sed -n 's/^gap \([0-9.]*\)$/\1/p' "$LOGS/$tag.target" | tail -1)
-		LC_FLOOR_MS=$("$OUT/vmread" "$tpid" "${LC_READ:-0}" | sed -n 's/^read [0-9]* bytes in \([0-9.]*\) ms$/\1/p')
+		for i in 1 2 3; do
+			floors+=("$("$OUT/vmread" "$tpid" "${LC_READ:-0}" | sed -n 's/^read [0-9]* bytes in \([0-9.]*\) ms$/\1/p')")
+		done
+		LC_FLOOR_MS=$(median "${floors[@]}")
 	fi
 	signal_ours INT "$dpid"
 	wait_exit "$dpid" 60 >/dev/null 2>&1
@@ -1348,13 +1358,14 @@ section_leak_check() {
 	LC_WORST_GAP=''
 	echo
 	echo "== 17. the leak check: reachable heap, a 1 ms heartbeat in the target (a snapshot)"
-	for config in 64:65536 256:65536 1024:65536 32:32; do
+	for config in ${LC_CONFIGS:-64:65536 256:65536 1024:65536 32:32}; do
 		mib=${config%:*}
 		block=${config#*:}
 		leak_round "leak-$mib-$block" "$mib" "$block"
-		echo "  ${mib} MiB in blocks of $block bytes (${LC_HOW:-?}): stopped ${LC_STOP_MS:-?} ms," \
-		     "the target's longest gap ${LC_GAP_MS:-?} ms; scanned in ${LC_SCAN_MS:-?} ms, copy floor" \
-		     "${LC_FLOOR_MS:-?} ms for the same bytes: $(calc "${LC_SCAN_MS:-0} / ${LC_FLOOR_MS:-0}" %.2f)x the floor"
+		echo "  ${mib} MiB in blocks of $block bytes (${LC_HOW:-?}), medians of 3 checks: stopped" \
+		     "${LC_STOP_MS:-?} ms, the target's longest gap over them ${LC_GAP_MS:-?} ms; scanned in" \
+		     "${LC_SCAN_MS:-?} ms, copy floor ${LC_FLOOR_MS:-?} ms for the same bytes:" \
+		     "$(calc "${LC_SCAN_MS:-0} / ${LC_FLOOR_MS:-0}" %.2f)x the floor"
 		case $mib in
 		256) LC_256_RATIO=$(calc "${LC_SCAN_MS:-0} / ${LC_FLOOR_MS:-0}" %.2f) ;;
 		1024) LC_1G_GAP=$LC_GAP_MS LC_1G_HOW=$LC_HOW ;;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* a conservative mark-and-sweep over one instant of the target (see leaks.h) */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +20,9 @@ enum {
 /* small blocks are read through windows of that size, kept: a system call
  * per 32-byte block cost 100x the copy of the same bytes */
 #define WINDOWS 64
+/* the least memory that can hold a block between two others: glibc's
+ * smallest chunk */
+#define MIN_GAP 32
 
 struct window {
 	uint64_t base;		/* CHUNK_BYTES aligned */
@@ -28,27 +30,9 @@ struct window {
 	uint64_t *words;
 };
 
-/*
- * The next chunk of a range read on a thread of its own while this one is
- * scanned: reading (a copy in the kernel, twice through /proc/PID/mem) and
- * scanning each took half of a check's time.
- */
-struct prefetch {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool started, asked, done, stop;
-	uint64_t addr;
-	size_t len;
-	void *buf;
-	ssize_t got;
-};
-
 struct leaks {
 	leaks_read_fn read;
 	void *ctx;
-	struct prefetch pf;
-	uint64_t *buf2;		/* CHUNK_BYTES: the chunk being read ahead */
 	struct leak_block *blocks;
 	size_t n, cap;
 	bool sealed;
@@ -73,43 +57,22 @@ struct leaks *leaks__new(leaks_read_fn read, void *ctx)
 	l->read = read;
 	l->ctx = ctx;
 	l->buf = malloc(CHUNK_BYTES);
-	l->buf2 = malloc(CHUNK_BYTES);
-	if (!l->buf || !l->buf2) {
-		free(l->buf);
-		free(l->buf2);
+	if (!l->buf) {
 		free(l);
 		return NULL;
 	}
-	pthread_mutex_init(&l->pf.mu, NULL);
-	pthread_cond_init(&l->pf.cv, NULL);
 	return l;
-}
-
-static void prefetch_stop(struct leaks *l)
-{
-	if (!l->pf.started)
-		return;
-	pthread_mutex_lock(&l->pf.mu);
-	l->pf.stop = true;
-	pthread_cond_broadcast(&l->pf.cv);
-	pthread_mutex_unlock(&l->pf.mu);
-	pthread_join(l->pf.thread, NULL);
-	l->pf.started = false;
 }
 
 void leaks__destroy(struct leaks *l)
 {
-	size_t i;
-
 	if (!l)
 		return;
-	prefetch_stop(l);
-	pthread_mutex_destroy(&l->pf.mu);
-	pthread_cond_destroy(&l->pf.cv);
 	free(l->blocks);
+	size_t i;
+
 	free(l->work);
 	free(l->buf);
-	free(l->buf2);
 	for (i = 0; i < WINDOWS; i++)
 		free(l->windows[i].words);
 	free(l);
@@ -301,6 +264,23 @@ static inline bool candidate(const struct leaks *l, uint64_t word)
 	return word - l->lo < l->hi - l->lo;
 }
 
+/* the first word of w[i..n) that may point into a block, or n: eight
+ * words compared at a time without a branch, as most words do not */
+static inline size_t next_candidate(const struct leaks *l, const uint64_t *w, size_t i, size_t n)
+{
+	const uint64_t lo = l->lo, span = l->hi - l->lo;
+
+	for (; i + 8 <= n; i += 8)
+		if ((w[i] - lo < span) | (w[i + 1] - lo < span) | (w[i + 2] - lo < span) |
+		    (w[i + 3] - lo < span) | (w[i + 4] - lo < span) | (w[i + 5] - lo < span) |
+		    (w[i + 6] - lo < span) | (w[i + 7] - lo < span))
+			break;
+	for (; i < n; i++)
+		if (w[i] - lo < span)
+			return i;
+	return n;
+}
+
 /* word may point into a block: mark it, and scan it later if it is new */
 static int visit(struct leaks *l, uint64_t word)
 {
@@ -341,132 +321,48 @@ static bool in_block(const struct leaks *l, uint64_t addr, size_t *k)
 	return *k && addr - l->blocks[*k - 1].addr < l->blocks[*k - 1].size;
 }
 
-static void *prefetch_thread(void *arg)
-{
-	struct leaks *l = arg;
-	struct prefetch *pf = &l->pf;
-
-	pthread_mutex_lock(&pf->mu);
-	for (;;) {
-		while (!pf->asked && !pf->stop)
-			pthread_cond_wait(&pf->cv, &pf->mu);
-		if (pf->stop)
-			break;
-		pthread_mutex_unlock(&pf->mu);
-		pf->got = l->read(l->ctx, pf->addr, pf->buf, pf->len);
-		pthread_mutex_lock(&pf->mu);
-		pf->asked = false;
-		pf->done = true;
-		pthread_cond_broadcast(&pf->cv);
-	}
-	pthread_mutex_unlock(&pf->mu);
-	return NULL;
-}
-
-/* len bytes at addr into buf, on the prefetch thread; false: read them here */
-static bool prefetch_ask(struct leaks *l, uint64_t addr, size_t len, void *buf)
-{
-	struct prefetch *pf = &l->pf;
-
-	if (!pf->started) {
-		if (pthread_create(&pf->thread, NULL, prefetch_thread, l))
-			return false;
-		pf->started = true;
-	}
-	pthread_mutex_lock(&pf->mu);
-	pf->addr = addr;
-	pf->len = len;
-	pf->buf = buf;
-	pf->done = false;
-	pf->asked = true;
-	pthread_cond_broadcast(&pf->cv);
-	pthread_mutex_unlock(&pf->mu);
-	return true;
-}
-
-static ssize_t prefetch_wait(struct leaks *l)
-{
-	struct prefetch *pf = &l->pf;
-	ssize_t got;
-
-	pthread_mutex_lock(&pf->mu);
-	while (!pf->done)
-		pthread_cond_wait(&pf->cv, &pf->mu);
-	got = pf->got;
-	pthread_mutex_unlock(&pf->mu);
-	return got;
-}
-
-/* the next chunk of [*at, end) to read: its length (0: none left), *at
- * moved past a large block, which is read when it is reached */
-static uint64_t next_chunk(const struct leaks *l, uint64_t *at, uint64_t end, bool skip_blocks,
-			   size_t *k)
-{
-	for (;;) {
-		uint64_t len;
-
-		if (*at + 8 > end)
-			return 0;
-		len = end - *at < CHUNK_BYTES ? (end - *at) & ~7ULL : CHUNK_BYTES;
-		if (!skip_blocks)
-			return len;
-		if (in_block(l, *at, k) && l->blocks[*k - 1].size >= CHUNK_BYTES) {
-			*at = (l->blocks[*k - 1].addr + l->blocks[*k - 1].size + 7) & ~7ULL;
-			continue;
-		}
-		if (*k < l->n && l->blocks[*k].size >= CHUNK_BYTES && l->blocks[*k].addr < *at + len) {
-			len = (l->blocks[*k].addr - *at) & ~7ULL;
-			if (!len) {
-				*at = l->blocks[*k].addr;
-				continue;
-			}
-		}
-		return len;
-	}
-}
-
-/* the aligned words of [start, end), read a chunk at a time, the next one
- * read ahead; skip_blocks: not those inside blocks */
+/* the aligned words of [start, end), read a chunk at a time; skip_blocks:
+ * not those inside blocks */
 static int scan_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_blocks)
 {
-	uint64_t at = (start + 7) & ~7ULL, next_at, len, next_len;
-	size_t i, k = skip_blocks ? above(l, at) : 0, kp = k;
-	uint64_t *cur = l->buf, *ahead = l->buf2, *t;
-	bool asked;
+	uint64_t at = (start + 7) & ~7ULL;
+	size_t i, k = skip_blocks ? above(l, at) : 0;
 	ssize_t got;
 	int err;
 
-	len = next_chunk(l, &at, end, skip_blocks, &kp);
-	got = len ? l->read(l->ctx, at, cur, len) : 0;
-	while (len) {
-		/* where the next read begins does not depend on what this one holds */
-		next_at = got > 0 ? at + (got & ~7ULL) : (at | 4095) + 1;
-		next_len = next_chunk(l, &next_at, end, skip_blocks, &kp);
-		asked = next_len && got > 0 && next_at + next_len - at > 2 * CHUNK_BYTES - 1 &&
-			prefetch_ask(l, next_at, next_len, ahead);
-		if (got > 0)
-			l->bytes_read += got;
-		for (i = 0; got > 0 && i < (size_t)got / 8; i++) {
-			if (!candidate(l, cur[i]))
+	while (at + 8 <= end) {
+		uint64_t len = end - at < CHUNK_BYTES ? (end - at) & ~7ULL : CHUNK_BYTES;
+
+		/* a large block is stepped over, not read: it is read when it is reached */
+		if (skip_blocks && in_block(l, at, &k) && l->blocks[k - 1].size >= CHUNK_BYTES) {
+			at = (l->blocks[k - 1].addr + l->blocks[k - 1].size + 7) & ~7ULL;
+			continue;
+		}
+		/* up to the next large block; a gap of less than MIN_GAP before it
+		 * (glibc's chunk header between two blocks) holds no block, and
+		 * a read of a few bytes costs as much as one of 64 KiB */
+		if (skip_blocks && k < l->n && l->blocks[k].size >= CHUNK_BYTES &&
+		    l->blocks[k].addr < at + len) {
+			len = (l->blocks[k].addr - at) & ~7ULL;
+			if (len < MIN_GAP) {
+				at = l->blocks[k].addr;
 				continue;
-			if (skip_blocks && in_block(l, at + i * 8, &k))
-				continue;
-			if ((err = visit(l, cur[i]))) {
-				if (asked)
-					prefetch_wait(l);
-				return err;
 			}
 		}
-		at = next_at;
-		len = next_len;
-		if (asked) {
-			got = prefetch_wait(l);
-			t = cur;
-			cur = ahead;
-			ahead = t;
-		} else {
-			got = len ? l->read(l->ctx, at, cur, len) : 0;
+		got = l->read(l->ctx, at, l->buf, len);
+		if (got <= 0) {
+			/* unreadable: the rest of its page is too */
+			at = (at | 4095) + 1;
+			continue;
 		}
+		l->bytes_read += got;
+		for (i = 0; (i = next_candidate(l, l->buf, i, (size_t)got / 8)) < (size_t)got / 8; i++) {
+			if (skip_blocks && in_block(l, at + i * 8, &k))
+				continue;
+			if ((err = visit(l, l->buf[i])))
+				return err;
+		}
+		at += got & ~7ULL;
 	}
 	return 0;
 }
@@ -509,8 +405,8 @@ static int scan_block(struct leaks *l, const struct leak_block *b)
 	words = b->size < CHUNK_BYTES ? windowed(l, start, end - start) : NULL;
 	if (!words)
 		return scan_range(l, b->addr, b->addr + b->size, false);
-	for (i = 0; i < (end - start) / 8; i++)
-		if (candidate(l, words[i]) && (err = visit(l, words[i])))
+	for (i = 0; (i = next_candidate(l, words, i, (end - start) / 8)) < (end - start) / 8; i++)
+		if ((err = visit(l, words[i])))
 			return err;
 	return 0;
 }
