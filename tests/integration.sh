@@ -680,6 +680,33 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 	done
 }
 
+test_leak_check_fork_refused() { # a snapshot's fork refused (a cgroup's pid limit: at the helper, then at the copy): a stopped scan that says why, the target unharmed, nothing left behind
+	need_target snapped || return
+	local cg=/sys/fs/cgroup/pids/tl-snap-$$ tpid room st
+	[ -d /sys/fs/cgroup/pids ] || { fail "no pids cgroup at /sys/fs/cgroup/pids"; return; }
+	mkdir "$cg" || { fail "cannot make $cg"; return; }
+	rm -f "$T_DIR/fr.ready"
+	TL_READY="$T_DIR/fr.ready" "$TB/snapped" >"$T_DIR/fr.tout" 2>&1 &
+	tpid=$!
+	wait_for_grep "$T_DIR/fr.ready" '^ready [0-9]+$' 20 "$tpid" || { fail "snapped: not ready"; rmdir "$cg"; return; }
+	echo "$tpid" >"$cg/cgroup.procs"
+	# room 0: the helper's clone is refused; room 1: the helper is made, the copy is refused
+	for room in 0 1; do
+		echo $(($(cat "$cg/pids.current") + room)) >"$cg/pids.max"
+		tl_run fr$room --leak-check -i 0 -t 0 -d 0.5 -p "$tpid"
+		assert_eq "$TL_RC" 0 "pid limit +$room: exit status"
+		assert_grep "$T_DIR/fr$room.out" "^leak check of pid $tpid \\(stopped scan: no snapshot, its fork failed: Resource temporarily unavailable: the target was stopped" \
+			"pid limit +$room: a stopped scan, and why"
+		st=$(snapped_state "$T_DIR/fr.ready" "$tpid")
+		assert_match "$st" '^sigchld 0 wait 10 wall 10 errors 0 ' "pid limit +$room: the target unharmed, nothing to wait for"
+		assert_eq "$(pgrep -P "$tpid" | wc -l)" 0 "pid limit +$room: no child left"
+	done
+	echo max >"$cg/pids.max"
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	rmdir "$cg"
+}
+
 test_leak_check_refused() { # a target traced by another tracer is refused in one line; one stopped by SIGSTOP stays stopped
 	need_target lost || return
 	local tpid
