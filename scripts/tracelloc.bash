@@ -16,7 +16,7 @@ _tracelloc()
 		COMPREPLY=($(compgen -W "live allocs count growth peak short-lived" -- "$cur"))
 		return ;;
 	-m|--flamegraph-metric)
-		COMPREPLY=($(compgen -W "live live-count allocated count peak" -- "$cur"))
+		COMPREPLY=($(compgen -W "live live-count allocated count peak leaked since-mark" -- "$cur"))
 		return ;;
 	--unwind)
 		COMPREPLY=($(compgen -W "auto dwarf fp" -- "$cur"))

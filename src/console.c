@@ -183,6 +183,8 @@ void console__draw(struct console *c, bool force)
 	recording__rate(c->rec, &h.calls_per_s, &h.bytes_per_s);
 	h.leak_check = c->opts->leak_check;
 	h.leak_line = c->leak_line[0] ? c->leak_line : NULL;
+	h.mark_ago_s = recording__mark_ns(c->rec) ?
+		       (clock__now_ns() - recording__mark_ns(c->rec)) / 1e9 : -1;
 	traced__name(c->traced, target, sizeof(target));
 	tracer__loss(c->tracer, &loss);
 	h.lost = loss.lost_allocs + loss.lost_frees;
@@ -331,6 +333,15 @@ void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
 	check_process(c, pid, tag, false);
 	if (c->nexited < MAX_PROCS)
 		c->exited[c->nexited++] = pid;
+}
+
+void console__marked(struct console *c)
+{
+	double at = clock__now_ns() / 1e9 - recording__start_s(c->rec);
+
+	if (!c->tui)
+		fprintf(stderr, "tracelloc: mark set at %.2f s: from now on each stack shows its live "
+			"bytes allocated since\n", at);
 }
 
 unsigned int console__leak_totals(const struct console *c, uint64_t *bytes, uint64_t *blocks)

@@ -50,6 +50,8 @@ void console__leak_check(struct console *c);
 /* --leak-check of a process held at its exit (follow__on_exit's; ctx: the console) */
 void console__exit_check(void *ctx, pid_t pid, uint64_t tag);
 /* a leak check found a block definitely or indirectly lost (--error-exitcode) */
+/* the baseline mark was set: said, unless over the TUI */
+void console__marked(struct console *c);
 /* the last leak check of each process, summed by class (leaks.h's
  * LEAK__COUNT): how many processes were checked */
 unsigned int console__leak_totals(const struct console *c, uint64_t *bytes, uint64_t *blocks);

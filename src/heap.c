@@ -115,6 +115,11 @@ static void weigh(const struct heap *h, uint64_t size, uint64_t *bytes, uint64_t
 	*count = llround(w);
 }
 
+void heap__weigh(const struct heap *h, uint64_t size, uint64_t *bytes, uint64_t *count)
+{
+	weigh(h, size, bytes, count);
+}
+
 static uint64_t weight_count(const struct heap *h, uint64_t size)
 {
 	uint64_t bytes, count;

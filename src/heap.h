@@ -106,6 +106,8 @@ void heap__finish(struct heap *h);
 const struct heap_stats *heap__stats(const struct heap *h);
 struct stacks *heap__stacks(struct heap *h);
 /* iteration over live blocks: start with *pos = 0 */
+/* what a live block of size bytes stands for in the totals (sampled: more) */
+void heap__weigh(const struct heap *h, uint64_t size, uint64_t *bytes, uint64_t *count);
 const struct live_block *heap__next_live(const struct heap *h, size_t *pos, uint64_t *addr);
 size_t heap__memory(const struct heap *h);
 

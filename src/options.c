@@ -50,6 +50,7 @@ enum {
 	OPT_USER,
 	OPT_LEAK_CHECK,
 	OPT_ERROR_EXITCODE,
+	OPT_MARK_AFTER,
 };
 
 static const char usage[] =
@@ -75,7 +76,8 @@ static const char usage[] =
 	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
 	"                                (bytes), count (allocation calls), peak (live\n"
 	"                                bytes at the heap's peak), leaked (definitely and\n"
-	"                                indirectly lost bytes, --leak-check)\n"
+	"                                indirectly lost bytes, --leak-check), since-mark\n"
+	"                                (live bytes allocated since the mark)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
@@ -84,7 +86,8 @@ static const char usage[] =
 	"Report (every --interval, and at the end):\n"
 	"      --tui                     a full-screen live view instead, redrawn every\n"
 	"                                --interval: keys j/k select, s sort, / filter,\n"
-	"                                p pause, w write the files, q quit\n"
+	"                                p pause, w write the files, m mark, l leak check,\n"
+	"                                q quit\n"
 	"  -t, --top N                   entries per section (default 3; 0: no report)\n"
 	"      --min-age SECS            only allocations live for at least SECS\n"
 	"  -s, --sort KEY                order of the top allocators: live (bytes, default),\n"
@@ -95,6 +98,9 @@ static const char usage[] =
 	"      --growth-window N         --sort growth: over the last N intervals (default 60)\n"
 	"      --short-lived MS          a block freed within MS milliseconds is short-lived\n"
 	"                                (default 1)\n"
+	"      --mark-after SECS         set the baseline mark SECS after tracing begins (also\n"
+	"                                SIGUSR2, the TUI's m): from then on each stack shows\n"
+	"                                its live bytes allocated since the mark\n"
 	"      --per-thread              group by the allocating thread's name: a line per\n"
 	"                                thread, and the thread as every stack's root frame\n"
 	"                                (pprof: a thread label)\n"
@@ -132,7 +138,9 @@ static const char usage[] =
 	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
 	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
 	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space,\n"
-	"                                peak_objects, peak_space)\n"
+	"                                peak_objects, peak_space; leaked_objects and\n"
+	"                                leaked_space with --leak-check; since_mark_objects\n"
+	"                                and since_mark_space after a mark)\n"
 	"      --snapshot-every SECS DIR write a pprof profile and folded stacks into DIR every\n"
 	"                                SECS, named by the time (go tool pprof -diff_base)\n"
 	"      --snapshot-keep N         keep the newest N snapshots in DIR (default: all)\n"
@@ -381,6 +389,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "leak-check", no_argument, NULL, OPT_LEAK_CHECK },
 		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
+		{ "mark-after", required_argument, NULL, OPT_MARK_AFTER },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -436,6 +445,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_SHORT_LIVED:
 			err = parse_millis(optarg, &opts->short_lived_ms);
+			break;
+		case OPT_MARK_AFTER:
+			err = parse_seconds(optarg, "mark-after", 1e-3, &opts->mark_after_s);
 			break;
 		case OPT_SNAPSHOT_EVERY:
 			err = parse_seconds(optarg, "snapshot-every", 0.01, &opts->snapshot_every_s);

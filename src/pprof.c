@@ -36,11 +36,13 @@ typedef Perftools__Profiles__Function Function;
 
 /* Profile.sample_type, as Go's heap profile (its four first), then what
  * was live when the heap was at its peak, then (--leak-check) what the
- * last leak check found lost (definitely and indirectly): the order of
- * every sample's values */
+ * last leak check found lost (definitely and indirectly), then (with a
+ * baseline mark) what is live of what was allocated since the mark: the
+ * order of every sample's values, those that are written */
 enum {
 	V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V_PEAK_OBJECTS,
-	V_PEAK_SPACE, V_LEAKED_OBJECTS, V_LEAKED_SPACE, V__COUNT
+	V_PEAK_SPACE, V_LEAKED_OBJECTS, V_LEAKED_SPACE, V_SINCE_MARK_OBJECTS, V_SINCE_MARK_SPACE,
+	V__COUNT
 };
 
 static const char *const value_types[V__COUNT][2] = {
@@ -52,6 +54,8 @@ static const char *const value_types[V__COUNT][2] = {
 	[V_PEAK_SPACE] = { "peak_space", "bytes" },
 	[V_LEAKED_OBJECTS] = { "leaked_objects", "count" },
 	[V_LEAKED_SPACE] = { "leaked_space", "bytes" },
+	[V_SINCE_MARK_OBJECTS] = { "since_mark_objects", "count" },
+	[V_SINCE_MARK_SPACE] = { "since_mark_space", "bytes" },
 };
 
 /* Profile's repeated fields, by number (src/proto/profile.proto) */
@@ -273,7 +277,8 @@ struct stream {
 	z_stream z;
 	FILE *out;
 	struct profile *p;		/* idles after every chunk */
-	size_t ntypes;			/* the sample types written */
+	size_t ntypes;			/* the sample types written: */
+	uint8_t types[V__COUNT];	/* each one's value, in order */
 	size_t pending;			/* bytes waiting in in[] */
 	int err;
 	uint8_t in[CHUNK];
@@ -391,7 +396,7 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	const char *thread = profile__thread(st->p, s);
 	uint32_t process = profile__process_id(st->p, s);
 	size_t nlabels = 0;
-	int64_t values[V__COUNT];
+	int64_t all[V__COUNT], values[V__COUNT];
 	uint64_t *grown;
 	int i, j;
 
@@ -411,14 +416,18 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	}
 	if (b->err)
 		return b->err;
-	values[V_ALLOC_OBJECTS] = (int64_t)s->totals.alloc_count;
-	values[V_ALLOC_SPACE] = (int64_t)s->totals.alloc_bytes;
-	values[V_INUSE_OBJECTS] = (int64_t)s->totals.live_count;
-	values[V_INUSE_SPACE] = (int64_t)s->totals.live_bytes;
-	values[V_PEAK_OBJECTS] = (int64_t)s->totals.peak_count;
-	values[V_PEAK_SPACE] = (int64_t)s->totals.peak_bytes;
-	values[V_LEAKED_OBJECTS] = (int64_t)s->leaked_count;
-	values[V_LEAKED_SPACE] = (int64_t)s->leaked_bytes;
+	all[V_ALLOC_OBJECTS] = (int64_t)s->totals.alloc_count;
+	all[V_ALLOC_SPACE] = (int64_t)s->totals.alloc_bytes;
+	all[V_INUSE_OBJECTS] = (int64_t)s->totals.live_count;
+	all[V_INUSE_SPACE] = (int64_t)s->totals.live_bytes;
+	all[V_PEAK_OBJECTS] = (int64_t)s->totals.peak_count;
+	all[V_PEAK_SPACE] = (int64_t)s->totals.peak_bytes;
+	all[V_LEAKED_OBJECTS] = (int64_t)s->leaked_count;
+	all[V_LEAKED_SPACE] = (int64_t)s->leaked_bytes;
+	all[V_SINCE_MARK_OBJECTS] = (int64_t)s->since_mark_count;
+	all[V_SINCE_MARK_SPACE] = (int64_t)s->since_mark_bytes;
+	for (i = 0; i < (int)st->ntypes; i++)
+		values[i] = all[st->types[i]];
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
 	sample.n_value = st->ntypes;
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
@@ -563,18 +572,20 @@ int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 
 	err = builder_init(&b);
 	/* the sample types first: they open the string table, as in Go's profiles */
-	for (i = 0; i < (opts->leaked ? V__COUNT : V_LEAKED_OBJECTS) && !err; i++) {
-		type_strings[i][0] = string_index(&b, value_types[i][0]);
-		type_strings[i][1] = string_index(&b, value_types[i][1]);
+	if (!err && !(st = stream_new(out, p)))
+		err = -ENOMEM;
+	for (i = 0; !err && i < V__COUNT; i++)
+		if ((i != V_LEAKED_OBJECTS && i != V_LEAKED_SPACE) || opts->leaked)
+			if ((i != V_SINCE_MARK_OBJECTS && i != V_SINCE_MARK_SPACE) || p->mark_ns)
+				st->types[st->ntypes++] = (uint8_t)i;
+	for (i = 0; !err && i < st->ntypes; i++) {
+		type_strings[i][0] = string_index(&b, value_types[st->types[i]][0]);
+		type_strings[i][1] = string_index(&b, value_types[st->types[i]][1]);
 	}
 	if (!err && b.err)
 		err = b.err;
-	if (!err && !(st = stream_new(out, p)))
-		err = -ENOMEM;
-	if (!err) {
-		st->ntypes = opts->leaked ? V__COUNT : V_LEAKED_OBJECTS;
+	if (!err)
 		put_head(st, type_strings);
-	}
 	for (i = 0; i < p->count && !err; i++) {
 		n = profile__show(p, &p->stacks[i], &frames);
 		if (n < 0)

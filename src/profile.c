@@ -132,6 +132,7 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric)
 	case METRIC_ALLOC_COUNT: return s->totals.alloc_count;
 	case METRIC_PEAK_BYTES: return s->totals.peak_bytes;
 	case METRIC_LEAKED_BYTES: return s->leaked_bytes;
+	case METRIC_SINCE_MARK: return s->since_mark_bytes;
 	}
 	return 0;
 }
@@ -245,6 +246,7 @@ static const char *const metric_names[] = {
 	[METRIC_ALLOC_COUNT] = "count",
 	[METRIC_PEAK_BYTES] = "peak",
 	[METRIC_LEAKED_BYTES] = "leaked",
+	[METRIC_SINCE_MARK] = "since-mark",
 };
 
 static int reserve_shown(struct profile *p, size_t n)

@@ -28,6 +28,7 @@ enum metric {
 	METRIC_ALLOC_COUNT,
 	METRIC_PEAK_BYTES,	/* live when the heap was at its peak */
 	METRIC_LEAKED_BYTES,	/* definitely and indirectly lost at the last leak check */
+	METRIC_SINCE_MARK,	/* live, allocated since the mark (SIGUSR2, --mark-after) */
 };
 
 struct profile_opts {
@@ -59,6 +60,8 @@ struct profile_stack {
 	struct growth_stat growth;	/* all 0 without opts.growth */
 	/* definitely and indirectly lost at the last leak check (--leak-check) */
 	uint64_t leaked_bytes, leaked_count;
+	/* live, allocated since the mark; 0 without one */
+	uint64_t since_mark_bytes, since_mark_count;
 };
 
 /* a frame as writers show it */
@@ -83,6 +86,7 @@ struct profile {
 	struct shown_frame *shown;	/* profile__show's buffer */
 	size_t shown_cap;
 	uint64_t idle_ns;		/* when opts.idle last ran */
+	uint64_t mark_ns;		/* the mark (CLOCK_MONOTONIC); 0: none */
 };
 
 /* the stacks of heap as they are now; calls opts->idle while it copies them,

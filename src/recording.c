@@ -43,6 +43,7 @@ struct recording {
 	struct heap_stats rate_from;
 	uint64_t rate_from_ns;
 	double calls_per_s, bytes_per_s;
+	uint64_t mark_ns;		/* the baseline mark; 0: none */
 };
 
 static struct heap *new_heap(const struct options *o)
@@ -220,6 +221,46 @@ static void add_leaked(const struct recording *r, struct profile *p)
 	}
 }
 
+/* each stack's live blocks born since the mark (one pass over them) */
+static void add_since_mark(const struct recording *r, struct profile *p)
+{
+	const struct live_block *b;
+	uint32_t max_id = 0, *at;
+	size_t pos = 0, i;
+
+	p->mark_ns = r->mark_ns;
+	if (!r->mark_ns)
+		return;
+	for (i = 0; i < p->count; i++)
+		if (p->stacks[i].stack_id > max_id)
+			max_id = p->stacks[i].stack_id;
+	at = calloc(max_id + 1, sizeof(*at));
+	if (!at)
+		return;
+	/* index + 1 of each stack id's entry */
+	for (i = 0; i < p->count; i++)
+		at[p->stacks[i].stack_id] = (uint32_t)i + 1;
+	while ((b = heap__next_live(r->heap, &pos, NULL)))
+		if (b->birth_ns >= r->mark_ns && b->stack_id <= max_id && at[b->stack_id]) {
+			uint64_t bytes, count;
+
+			heap__weigh(r->heap, b->size, &bytes, &count);
+			p->stacks[at[b->stack_id] - 1].since_mark_bytes += bytes;
+			p->stacks[at[b->stack_id] - 1].since_mark_count += count;
+		}
+	free(at);
+}
+
+void recording__mark(struct recording *r, uint64_t now_ns)
+{
+	r->mark_ns = now_ns;
+}
+
+uint64_t recording__mark_ns(const struct recording *r)
+{
+	return r->mark_ns;
+}
+
 struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer)
 {
 	struct profile_opts popts = {
@@ -235,8 +276,10 @@ struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym,
 
 	struct profile *p = profile__snapshot(r->heap, &popts);
 
-	if (p)
+	if (p) {
 		add_leaked(r, p);
+		add_since_mark(r, p);
+	}
 	return p;
 }
 

@@ -52,6 +52,11 @@ struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym,
  * indirectly), instead of its earlier check;
  * snapshots carry it (profile_stack.leaked_*). Negative errno */
 struct leak_stack;
+/* the baseline mark: from now_ns (CLOCK_MONOTONIC) on, the snapshots count
+ * each stack's live blocks born since (a new mark replaces the old one) */
+void recording__mark(struct recording *r, uint64_t now_ns);
+/* 0: no mark */
+uint64_t recording__mark_ns(const struct recording *r);
 int recording__set_leaked(struct recording *r, pid_t pid, const struct leak_stack *lost, size_t n);
 
 /* one process called exec: its old program's heap and history go; -ENOMEM */

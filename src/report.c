@@ -471,14 +471,25 @@ static int print_allocators(FILE *out, struct profile *p, const struct report_op
 	if (err)
 		return err;
 	report__human_bytes(total, size, sizeof(size));
-	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s\n", BOLD(o),
+	fprintf(out, "%s==> %zu top allocators out of %zu for a total of %s%s%s", BOLD(o),
 		nviews < (size_t)o->top ? nviews : (size_t)o->top, nviews, size,
 		sort_names[o->sort], RESET(o));
+	if (p->mark_ns)
+		fprintf(out, " (mark set %.1f s ago)", o->now_ns > p->mark_ns ?
+			(o->now_ns - p->mark_ns) / 1e9 : 0);
+	fputc('\n', out);
 	for (i = 0; i < nviews && i < (size_t)o->top; i++) {
 		report__human_bytes(views[i].live_bytes, size, sizeof(size));
 		fprintf(out, "    %2zu: %s%s%s live in %" PRIu64 " allocations, %" PRIu64
-			" allocation calls\n", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
+			" allocation calls", i + 1, SIZE(o), size, RESET(o), views[i].live_count,
 			views[i].stack->totals.alloc_count);
+		/* what stayed of what was allocated since the baseline mark */
+		if (p->mark_ns) {
+			report__human_bytes(views[i].stack->since_mark_bytes, size, sizeof(size));
+			fprintf(out, "; since the mark %s in %" PRIu64, size,
+				views[i].stack->since_mark_count);
+		}
+		fputc('\n', out);
 		print_details(out, p, views[i].stack, o);
 		err = print_stack(out, p, views[i].stack, o);
 		if (err)

@@ -33,7 +33,7 @@
 struct run {
 	struct run_rooms *r;
 	struct loop *loop;
-	int tick_fd, end_fd, snap_fd;	/* -1: none */
+	int tick_fd, end_fd, snap_fd, mark_fd;	/* -1: none */
 	char *ending;			/* why it ended */
 	size_t ending_size;
 };
@@ -100,6 +100,7 @@ int run__block_signals(struct run_rooms *r)
 	/* an ssh session that drops: the trace ends as with SIGTERM */
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
 	/* a scraper that hangs up mid-page is a failed write, not the end of the trace */
 	blocked = set;
 	sigaddset(&blocked, SIGPIPE);
@@ -216,6 +217,13 @@ static void write_now(struct run_rooms *r)
 	outputs__write(r->outputs);
 }
 
+/* the baseline mark: SIGUSR2, the TUI's m, --mark-after */
+static void set_mark(struct run_rooms *r)
+{
+	recording__mark(r->rec, clock__now_ns());
+	console__marked(r->console);
+}
+
 /* keys of --tui */
 static int on_keys(void *ctx, int fd)
 {
@@ -227,6 +235,10 @@ static int on_keys(void *ctx, int fd)
 		return LOOP_END;
 	case TUI_WRITE:
 		write_now(run->r);
+		console__draw(run->r->console, true);
+		return LOOP_ON;
+	case TUI_MARK:
+		set_mark(run->r);
 		console__draw(run->r->console, true);
 		return LOOP_ON;
 	case TUI_LEAK_CHECK:
@@ -243,6 +255,16 @@ static int on_keys(void *ctx, int fd)
 	return LOOP_ON;
 }
 
+static int on_mark(void *ctx, int fd)
+{
+	struct run *run = ctx;
+	uint64_t expirations;
+
+	if (read(fd, &expirations, sizeof(expirations)) > 0)
+		set_mark(run->r);
+	return LOOP_ON;
+}
+
 static int on_signal(void *ctx, int fd)
 {
 	struct run *run = ctx;
@@ -252,6 +274,11 @@ static int on_signal(void *ctx, int fd)
 		return LOOP_ON;
 	if (si.ssi_signo == SIGUSR1) {
 		write_now(run->r);
+		return LOOP_ON;
+	}
+	if (si.ssi_signo == SIGUSR2) {
+		set_mark(run->r);
+		console__draw(run->r->console, true);
 		return LOOP_ON;
 	}
 	snprintf(run->ending, run->ending_size, "interrupted");
@@ -340,6 +367,8 @@ static int start_loop(struct run *run)
 		err = add_timer(run, tick_s, tick_s, &run->tick_fd, on_tick);
 	if (!err && o->duration_s > 0)
 		err = add_timer(run, o->duration_s, 0, &run->end_fd, on_duration);
+	if (!err && o->mark_after_s > 0)
+		err = add_timer(run, o->mark_after_s, 0, &run->mark_fd, on_mark);
 	if (!err && o->snapshot_dir)
 		err = add_timer(run, o->snapshot_every_s, o->snapshot_every_s, &run->snap_fd,
 				on_snapshot);
@@ -370,12 +399,14 @@ static void stop_loop(struct run *run)
 		close(run->end_fd);
 	if (run->snap_fd >= 0)
 		close(run->snap_fd);
-	run->tick_fd = run->end_fd = run->snap_fd = -1;
+	if (run->mark_fd >= 0)
+		close(run->mark_fd);
+	run->tick_fd = run->end_fd = run->snap_fd = run->mark_fd = -1;
 }
 
 int run__trace(struct run_rooms *r, char *ending, size_t ending_size)
 {
-	struct run run = { .r = r, .tick_fd = -1, .end_fd = -1, .snap_fd = -1,
+	struct run run = { .r = r, .tick_fd = -1, .end_fd = -1, .snap_fd = -1, .mark_fd = -1,
 			   .ending = ending, .ending_size = ending_size };
 	int ret = start_loop(&run);
 

@@ -159,6 +159,9 @@ enum tui_action tui__keys(struct tui *t)
 		case 'l':
 			act = act == TUI_WRITE ? act : TUI_LEAK_CHECK;
 			break;
+		case 'm':
+			act = act == TUI_WRITE ? act : TUI_MARK;
+			break;
 		case KEY_DOWN:
 		case 'j':
 			t->selected++;
@@ -271,7 +274,7 @@ static void age(uint64_t ns, char *buf, size_t size)
 
 static void draw_header(struct tui *t, struct profile *p, const struct tui_header *h)
 {
-	char live[32], rate[32], peak[32];
+	char live[32], rate[32], peak[32], mark[48] = "";
 
 	human(p->stats.live_bytes, live, sizeof(live));
 	human((uint64_t)h->bytes_per_s, rate, sizeof(rate));
@@ -282,8 +285,10 @@ static void draw_header(struct tui *t, struct profile *p, const struct tui_heade
 	put_line(1, "live %s (%llu blocks) | %.0f calls/s %s/s | peak %s | lost %llu",
 		 live, (unsigned long long)p->stats.live_count, h->calls_per_s, rate, peak,
 		 (unsigned long long)h->lost);
-	put_line(2, "sort: %s%s%s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
-		 t->filter, t->paused ? " | PAUSED" : "", h->leak_line ? " | " : "",
+	if (p->mark_ns)
+		snprintf(mark, sizeof(mark), " | mark %.0f s ago", h->mark_ago_s);
+	put_line(2, "sort: %s%s%s%s%s%s%s", sort_words[t->sort], t->filter[0] ? " | filter: " : "",
+		 t->filter, t->paused ? " | PAUSED" : "", mark, h->leak_line ? " | " : "",
 		 h->leak_line ? h->leak_line : "");
 }
 
@@ -325,12 +330,14 @@ static int collect_rows(struct tui *t, struct profile *p, const struct heap *hea
 static void draw_rows(struct tui *t, struct profile *p, struct row *rows, int n, int table,
 		      int cols, uint64_t now_ns, bool lost)
 {
-	char v1[32], v2[32], v3[32], a[16], l[32] = "";
-	int i, y, w = lost ? 58 : 48;
+	char v1[32], v2[32], v3[32], a[16], l[32] = "", m[32] = "";
+	bool mark = p->mark_ns != 0;
+	int i, y, w = 48 + (lost ? 10 : 0) + (mark ? 12 : 0);
 
 	attron(A_UNDERLINE);
-	put_line(3, "%-*s %9s %8s %8s %10s %6s%s", cols > w + 2 ? cols - w : 2, "stack (innermost)",
-		 "live", "count", "calls", "growth/s", "oldest", lost ? "      lost" : "");
+	put_line(3, "%-*s %9s %8s %8s %10s %6s%s%s", cols > w + 2 ? cols - w : 2, "stack (innermost)",
+		 "live", "count", "calls", "growth/s", "oldest", mark ? "  since mark" : "",
+		 lost ? "      lost" : "");
 	attroff(A_UNDERLINE);
 	for (i = t->first, y = 4; i < n && y < 4 + table; i++, y++) {
 		const struct profile_stack *s = rows[i].stack;
@@ -348,11 +355,17 @@ static void draw_rows(struct tui *t, struct profile *p, struct row *rows, int n,
 			l[0] = ' ';
 			human(s->leaked_bytes, l + 1, sizeof(l) - 1);
 		}
+		/* live, allocated since the baseline mark */
+		if (mark) {
+			m[0] = ' ';
+			human(s->since_mark_bytes, m + 1, sizeof(m) - 1);
+		}
 		if (i == t->selected)
 			attron(A_REVERSE);
-		put_line(y, "%-*.*s %9s %8s %8llu %10s %6s%10s", cols > w + 2 ? cols - w : 2,
+		put_line(y, "%-*.*s %9s %8s %8llu %10s %6s%*s%*s", cols > w + 2 ? cols - w : 2,
 			 cols > w + 2 ? cols - w : 2, rows[i].name, v1, v3,
-			 (unsigned long long)s->totals.alloc_count, v2, a, l);
+			 (unsigned long long)s->totals.alloc_count, v2, a, mark ? 12 : 0, m,
+			 lost ? 10 : 0, l);
 		if (i == t->selected)
 			attroff(A_REVERSE);
 	}
@@ -420,9 +433,9 @@ void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	else if (t->bad_re)
 		put_line(lines - 1, "not a regular expression | j/k select  s sort  / filter  p pause  w write  q quit");
 	else if (h->leak_check)
-		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  l leak check  q quit");
+		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  m mark  l leak check  q quit");
 	else
-		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  q quit");
+		put_line(lines - 1, "j/k select  s sort  / filter  p pause  w write  m mark  q quit");
 	refresh();
 	free(rows);
 }

@@ -26,6 +26,7 @@ struct tui_header {
 	uint64_t lost;		/* records lost, all kinds */
 	bool leak_check;	/* --leak-check: the key l, a column of lost bytes */
 	const char *leak_line;	/* the last check's totals; NULL: none yet */
+	double mark_ago_s;	/* the baseline mark's age; < 0: none */
 };
 
 enum tui_action {
@@ -33,6 +34,7 @@ enum tui_action {
 	TUI_REDRAW,		/* the view changed: draw again now */
 	TUI_WRITE,		/* w: write the output files now */
 	TUI_LEAK_CHECK,		/* l: a leak check now (with --leak-check) */
+	TUI_MARK,		/* m: the baseline mark, now */
 	TUI_QUIT,		/* q: end the trace, as Ctrl-C */
 };
 

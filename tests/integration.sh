@@ -2242,6 +2242,15 @@ test_tui_leak_check() { # --tui --leak-check: l checks now; the lost column and 
 	assert_match "$row" ' 1000 B$' "--tui: site_dropped's lost bytes in the lost column"
 	row=$(grep -E '^site_global ' "$T_DIR/l1")
 	assert_match "$row" ' 0 B$' "--tui: site_global lost nothing"
+	# m: the baseline mark, a column of what stays of what was allocated since
+	tmux -L "$sock" send-keys m
+	tui_wait "$sock" 'mark [0-9]+ s ago' 5
+	tui_screen "$sock" >"$T_DIR/l2"
+	assert_grep "$T_DIR/l2" '^sort: live \| mark [0-9]+ s ago \| pid [0-9]+: ' "--tui: m sets the mark, the header says when"
+	assert_grep "$T_DIR/l2" '^stack \(innermost\) +live +count +calls +growth/s +oldest +since mark +lost$' \
+		"--tui: a since-mark column"
+	row=$(grep -E '^site_dropped ' "$T_DIR/l2")
+	assert_match "$row" ' 0 B +1000 B$' "--tui: nothing of site_dropped since the mark (allocated before)"
 	tmux -L "$sock" send-keys q
 	tui_wait "$sock" 'tracelloc-rc=' 10
 	assert_grep <(tui_screen "$sock") '^tracelloc-rc=0$' "--tui --leak-check: q ends tracelloc, status 0"

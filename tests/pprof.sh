@@ -251,6 +251,63 @@ test_leak_check_outputs() { # --leak-check: pprof's leaked_space per site (go to
 	assert_eq "$(top_cum "$T_DIR/lkobj.top" site_list_node)" 2 "--pprof leaked_objects: the list's two nodes"
 }
 
+test_baseline_mark() { # SIGUSR2 sets the mark: only what stays of what was allocated since counts in -m since-mark, pprof's since_mark_space and the report, exact; a cache before the mark and a burst freed after it do not
+	need_target marked || return
+	rm -f "$T_DIR/mk.ready" "$T_DIR/mk.ready.done"
+	TL_ENV=(TL_READY="$T_DIR/mk.ready")
+	tl_bg mk -i 0 -t 5 -m since-mark -f "$T_DIR/mk.fg" --pprof "$T_DIR/mk.pb.gz" -- "$TB/marked"
+	wait_for_grep "$T_DIR/mk.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "marked: not ready"; return; }
+	local tpid site want
+	tpid=$(awk '{ print $2 }' "$T_DIR/mk.ready")
+	kill -USR2 "$TL_PID"
+	wait_for_grep "$T_DIR/mk.err" '^tracelloc: mark set at [0-9.]+ s: from now on each stack shows its live bytes allocated since$' 10 "$TL_PID" ||
+		{ fail "SIGUSR2: no mark set"; return; }
+	kill -USR1 "$tpid"
+	for _ in $(seq 100); do [ -e "$T_DIR/mk.ready.done" ] && break; sleep 0.1; done
+	[ -e "$T_DIR/mk.ready.done" ] || fail "marked: the second phase did not end"
+	sleep 0.3
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "marked: tracelloc did not end"
+	# folded stacks of what was allocated since the mark and lives on: the leak only
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/mk.fg" | sort | tr '\n' ' ')" "site_leak 2000 " \
+		"-m since-mark: the leak's blocks since the mark, and nothing else"
+	# the report: each allocator's share since the mark
+	assert_grep "$T_DIR/mk.out" '^==> [0-9]+ top allocators out of [0-9]+ for a total of .* \(mark set [0-9.]+ s ago\)$' \
+		"the report says when the mark was set"
+	assert_grep "$T_DIR/mk.out" '^ +[0-9]+: 9[.,]77 KiB live in 10 allocations, 10 allocation calls; since the mark 0 B in 0$' \
+		"the report: the cache, nothing since the mark"
+	assert_grep "$T_DIR/mk.out" '^ +[0-9]+: 1[.,]95 KiB live in 20 allocations, 20 allocation calls; since the mark 1[.,]95 KiB in 20$' \
+		"the report: the leak, all of it since the mark" || show "$T_DIR/mk.out" 30
+	# pprof: since_mark_space by site
+	pprof_top mkp since_mark_space "$T_DIR/mk.pb.gz" || return
+	for want in site_leak:2000 site_cache:0 site_burst:0; do
+		site=${want%:*}
+		assert_eq "$(top_cum "$T_DIR/mkp.top" "$site")" "${want#*:}" "--pprof since_mark_space: $site"
+	done
+	pprof_top mko since_mark_objects "$T_DIR/mk.pb.gz" || return
+	assert_eq "$(top_cum "$T_DIR/mko.top" site_leak)" 20 "--pprof since_mark_objects: the leak's 20 blocks"
+	kill "$tpid" 2>/dev/null
+	# --mark-after: the same, the mark set by a timer
+	rm -f "$T_DIR/ma.ready" "$T_DIR/ma.ready.done"
+	TL_ENV=(TL_READY="$T_DIR/ma.ready")
+	tl_bg ma -i 0 -t 0 --mark-after 0.5 -m since-mark -f "$T_DIR/ma.fg" -- "$TB/marked"
+	wait_for_grep "$T_DIR/ma.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "marked: not ready"; return; }
+	tpid=$(awk '{ print $2 }' "$T_DIR/ma.ready")
+	wait_for_grep "$T_DIR/ma.err" '^tracelloc: mark set at 0\.[5-9][0-9] s: ' 10 "$TL_PID" ||
+		{ fail "--mark-after 0.5: no mark set"; return; }
+	kill -USR1 "$tpid"
+	for _ in $(seq 100); do [ -e "$T_DIR/ma.ready.done" ] && break; sleep 0.1; done
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "marked: tracelloc did not end"
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/ma.fg" | sort | tr '\n' ' ')" "site_leak 2000 " \
+		"--mark-after: the leak's blocks since the mark, and nothing else"
+	kill "$tpid" 2>/dev/null
+	# without a mark: no such sample type, and -m since-mark is all 0
+	tl_run nm -i 0 -t 0 --pprof "$T_DIR/nm.pb.gz" -- /bin/true
+	gopprof -sample_index=since_mark_space -top "$T_DIR/nm.pb.gz" >"$T_DIR/nm.top" 2>&1
+	assert_grep "$T_DIR/nm.top" 'since_mark_space' "without a mark: pprof has no since_mark_space (it says so)"
+}
+
 test_file_thread_label() { # --per-thread: each sample has a thread label; go tool pprof -tags sums them exactly
 	need_target pool || return
 	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")

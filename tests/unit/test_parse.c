@@ -438,6 +438,21 @@ TEST(options_leak_check)
 		    "--error-exitcode 256");
 }
 
+TEST(options_mark)
+{
+	struct options o;
+	enum metric m;
+
+	ASSERT_EQ(PARSE(&o, "--mark-after", "2.5", "-m", "since-mark", "-p", "1"), OPTIONS_RUN,
+		  "--mark-after 2.5 -m since-mark");
+	ASSERT_QUIET("--mark-after 2.5");
+	ASSERT_TRUE(o.mark_after_s > 2.49 && o.mark_after_s < 2.51, "mark_after_s");
+	ASSERT_OK(metric__parse("since-mark", &m), "since-mark is a metric");
+	ASSERT_EQ(m, METRIC_SINCE_MARK, "since-mark");
+	ASSERT_TRUE(PARSE(&o, "--mark-after", "soon", "-p", "1") != OPTIONS_RUN, "--mark-after soon");
+	ASSERT_TRUE(PARSE(&o, "--mark-after", "-1", "-p", "1") != OPTIONS_RUN, "--mark-after -1");
+}
+
 TEST(options_pid)
 {
 	struct options o;
