@@ -32,6 +32,8 @@
 #define MAX_CONNECTIONS 64
 #define HEADERS_TIMEOUT_MS 2000
 #define IDLE_TIMEOUT_S 10
+/* the longest window of a delta profile (?seconds=N), as Go's scrapers ask at most */
+#define MAX_WINDOW_S 300
 /*
  * A newcomer is not dropped to make room before it has had this long to send
  * its request: its client may not have been scheduled yet since its connect.
@@ -58,6 +60,11 @@ struct conn {
 	/* the request target as received, before MHD unescapes it (the URI log callback) */
 	const char *target;
 	size_t target_len;
+	/* a window (?seconds=N): suspended till due_ns, then answered from base */
+	void *base;
+	const struct route *route;
+	uint64_t due_ns;
+	bool waiting, resumed;
 };
 
 struct http {
@@ -82,6 +89,8 @@ static const char index_html[] =
 	"call stack (pprof, default sample type inuse_space)</li>\n"
 	"<li><a href=\"/debug/pprof/allocs\">/debug/pprof/allocs</a>: the same profile, default "
 	"sample type alloc_space</li>\n"
+	"<li>either with <code>?seconds=N</code> (1 to 300): what happened in the next N seconds"
+	"</li>\n"
 	"<li><a href=\"/metrics\">/metrics</a>: live bytes, allocation rate, lost events "
 	"(Prometheus text format)</li>\n"
 	"</ul>\n"
@@ -226,6 +235,8 @@ static void notify_connection(void *cls, struct MHD_Connection *mhd, void **sock
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (!c)
 			return;
+		if (c->base && h->opts.window_free)
+			h->opts.window_free(c->base);
 		if (c->prev)
 			c->prev->next = c->next;
 		else
@@ -360,13 +371,13 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int stat
 }
 
 static enum MHD_Result reply_page(struct http *h, struct MHD_Connection *conn,
-				  const struct route *route)
+				  const struct route *route, const void *base)
 {
 	struct MHD_Response *resp;
 	char *body = NULL, msg[128], disposition[64];
 	size_t size = 0;
 	FILE *out = open_memstream(&body, &size);
-	int err = out ? h->opts.write_page(route->page, out, h->opts.ctx) : -ENOMEM;
+	int err = out ? h->opts.write_page(route->page, base, out, h->opts.ctx) : -ENOMEM;
 
 	if (out && fclose(out) && !err)
 		err = -ENOMEM;
@@ -389,6 +400,47 @@ static enum MHD_Result reply_page(struct http *h, struct MHD_Connection *conn,
 	return queue(conn, MHD_HTTP_OK, resp, route->content_type);
 }
 
+/* ?seconds=N on a profile: 0, none; -1, a bad one; else N */
+static int window_seconds(struct MHD_Connection *conn)
+{
+	const char *arg = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds");
+	char *end;
+	long n;
+
+	if (!arg)
+		return 0;
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	return errno || end == arg || *end || n < 1 || n > MAX_WINDOW_S ? -1 : (int)n;
+}
+
+/* a profile of what happens in the next N seconds: the connection waits,
+ * suspended, and the loop goes on */
+static enum MHD_Result begin_window(struct http *h, struct conn *c, const struct route *route,
+				    int seconds)
+{
+	c->base = h->opts.window_begin ? h->opts.window_begin(route->page, h->opts.ctx) : NULL;
+	if (!c->base)
+		return reply_text(c->mhd, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
+				  "cannot begin the window: out of memory\n");
+	c->route = route;
+	c->due_ns = clock__now_ns() + seconds * 1000000000ULL;
+	c->waiting = true;
+	MHD_suspend_connection(c->mhd);
+	return MHD_YES;
+}
+
+static enum MHD_Result answer_window(struct http *h, struct conn *c)
+{
+	enum MHD_Result ret = reply_page(h, c->mhd, c->route, c->base);
+
+	if (h->opts.window_free)
+		h->opts.window_free(c->base);
+	c->base = NULL;
+	c->waiting = c->resumed = false;
+	return ret;
+}
+
 static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
 				      const char *method, const char *version,
 				      const char *upload_data, size_t *upload_data_size,
@@ -398,6 +450,8 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 	struct conn *c = *request_ctx;
 	size_t i;
 
+	if (c && c->waiting)
+		return c->resumed ? answer_window(h, c) : MHD_YES;
 	h->stats.requests++;
 	if (!c)
 		return MHD_NO;	/* not in our records (out of memory): MHD closes it */
@@ -413,7 +467,16 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 			continue;
 		if (routes[i].page < 0)
 			return reply_text(conn, MHD_HTTP_OK, routes[i].content_type, index_html);
-		return reply_page(h, conn, &routes[i]);
+		if (routes[i].page != HTTP_PAGE_METRICS) {
+			int seconds = window_seconds(conn);
+
+			if (seconds < 0)
+				return reply_text(conn, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8",
+						  "seconds: a whole number of seconds from 1 to 300\n");
+			if (seconds)
+				return begin_window(h, c, &routes[i], seconds);
+		}
+		return reply_page(h, conn, &routes[i], NULL);
 	}
 	return reply_text(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8",
 			  "not found: the pages are listed at /\n");
@@ -452,7 +515,8 @@ int http__new(const struct sockaddr *addr, socklen_t len, const struct http_opts
 		goto fail;
 	}
 	http__format_addr((struct sockaddr *)&bound, h->address, sizeof(h->address));
-	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+	h->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+				     (addr->sa_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 				     0, NULL, NULL, handle_request, h,
 				     MHD_OPTION_LISTEN_SOCKET, fd,
 				     MHD_OPTION_CONNECTION_LIMIT,
@@ -484,8 +548,17 @@ fail:
 
 void http__destroy(struct http *h)
 {
+	struct conn *c;
+
 	if (!h)
 		return;
+	/* MHD stops only with no connection suspended: a window not over is
+	 * closed unanswered */
+	for (c = h->conns; c; c = c->next)
+		if (c->waiting && !c->resumed) {
+			c->resumed = true;
+			MHD_resume_connection(c->mhd);
+		}
 	/* closes the listening socket, and every connection: their records go with them */
 	if (h->daemon)
 		MHD_stop_daemon(h->daemon);
@@ -512,7 +585,7 @@ static int ms_until(uint64_t deadline_ns, uint64_t now, int max_ms)
 
 int http__timeout_ms(struct http *h, int max_ms)
 {
-	struct conn *c = longest_waiting(h);
+	struct conn *c = longest_waiting(h), *w;
 	MHD_UNSIGNED_LONG_LONG timeout;
 	uint64_t now = clock__now_ns();
 
@@ -521,6 +594,9 @@ int http__timeout_ms(struct http *h, int max_ms)
 		return 0;
 	if (MHD_get_timeout(h->daemon, &timeout) == MHD_YES && timeout < (unsigned int)max_ms)
 		max_ms = (int)timeout;
+	for (w = h->conns; w; w = w->next)
+		if (w->waiting && !w->resumed)
+			max_ms = ms_until(w->due_ns, now, max_ms);
 	if (!c)
 		return max_ms;
 	max_ms = ms_until(c->waiting_since_ns + h->opts.headers_timeout_ms * 1000000ULL, now, max_ms);
@@ -556,11 +632,24 @@ static void make_room(struct http *h, uint64_t now)
 		drop(h, c, &h->stats.dropped_for_room);
 }
 
+/* the windows that are over: answered by the run that follows */
+static void resume_due(struct http *h, uint64_t now)
+{
+	struct conn *c;
+
+	for (c = h->conns; c; c = c->next)
+		if (c->waiting && !c->resumed && now >= c->due_ns) {
+			c->resumed = true;
+			MHD_resume_connection(c->mhd);
+		}
+}
+
 void http__run(struct http *h)
 {
 	uint64_t start = clock__now_ns(), closed = h->closed, took;
 
 	drop_late(h, start);
+	resume_due(h, start);
 	MHD_run(h->daemon);
 	make_room(h, clock__now_ns());
 	h->run_again = h->closed != closed;

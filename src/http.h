@@ -16,6 +16,9 @@
  *   /, /debug/pprof/      an index of the pages
  *   /debug/pprof/heap     pprof profile, default sample type inuse_space
  *   /debug/pprof/allocs   the same profile, default sample type alloc_space
+ *                         (both with ?seconds=N, 1 to 300: what happened in
+ *                         the next N seconds, as Go's delta profiles; the
+ *                         answer comes then, and the loop goes on meanwhile)
  *   /metrics              Prometheus text format
  */
 struct http;
@@ -26,8 +29,11 @@ enum http_page {
 	HTTP_PAGE_METRICS,
 };
 
-/* writes a page to out; negative errno (the client gets a 500) */
-typedef int (*http_page_fn)(enum http_page page, FILE *out, void *ctx);
+/* writes a page to out; base: what a window began with (?seconds=N), NULL
+ * for the whole trace; negative errno (the client gets a 500) */
+typedef int (*http_page_fn)(enum http_page page, const void *base, FILE *out, void *ctx);
+/* what a window of a page begins with; NULL when out of memory */
+typedef void *(*http_window_fn)(enum http_page page, void *ctx);
 
 /*
  * A client has headers_timeout_ms from its connection, or from the end of
@@ -39,6 +45,8 @@ typedef int (*http_page_fn)(enum http_page page, FILE *out, void *ctx);
  */
 struct http_opts {
 	http_page_fn write_page;
+	http_window_fn window_begin;
+	void (*window_free)(void *base);
 	void *ctx;
 	unsigned int max_connections;
 	unsigned int headers_timeout_ms;

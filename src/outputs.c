@@ -301,13 +301,16 @@ void outputs__snapshot(const struct outputs *o)
 	outputs__prune(o->opts.snapshot_dir, o->opts.snapshot_keep);
 }
 
-int outputs__pprof(const struct outputs *o, FILE *out, enum pprof_view view)
+int outputs__pprof(const struct outputs *o, FILE *out, enum pprof_view view,
+		   const struct profile_base *base)
 {
 	struct profile *p = o->opts.snapshot(o->opts.ctx);
 	int err;
 
 	if (!p)
 		return -ENOMEM;
+	if (base)
+		profile__subtract(p, base);
 	err = write_pprof_view(o, out, p, view);
 	profile__destroy(p);
 	return err;

@@ -62,6 +62,7 @@ void outputs__snapshot(const struct outputs *o);
 /* the oldest snapshots of dir beyond keep (0: none) go, each pair */
 void outputs__prune(const char *dir, unsigned int keep);
 /* a pprof profile of the model as of now, to out; negative errno */
-int outputs__pprof(const struct outputs *o, FILE *out, enum pprof_view view);
+int outputs__pprof(const struct outputs *o, FILE *out, enum pprof_view view,
+		   const struct profile_base *base);
 
 #endif

@@ -381,3 +381,61 @@ int metric__parse(const char *name, enum metric *metric)
 	}
 	return -EINVAL;
 }
+
+struct profile_base {
+	size_t count;
+	struct base_stack {
+		uint32_t stack_id;
+		struct stack_totals totals;
+	} stacks[];
+};
+
+static int by_base_id(const void *a, const void *b)
+{
+	const struct base_stack *x = a, *y = b;
+
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+struct profile_base *profile__base(const struct profile *p)
+{
+	struct profile_base *b = malloc(sizeof(*b) + p->count * sizeof(b->stacks[0]));
+	size_t i;
+
+	if (!b)
+		return NULL;
+	b->count = p->count;
+	for (i = 0; i < p->count; i++)
+		b->stacks[i] = (struct base_stack){ p->stacks[i].stack_id, p->stacks[i].totals };
+	qsort(b->stacks, b->count, sizeof(b->stacks[0]), by_base_id);
+	return b;
+}
+
+void profile__base_destroy(struct profile_base *b)
+{
+	free(b);
+}
+
+void profile__subtract(struct profile *p, const struct profile_base *b)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < p->count; i++) {
+		struct profile_stack *s = &p->stacks[i];
+		struct base_stack key = { .stack_id = s->stack_id };
+		const struct base_stack *was = bsearch(&key, b->stacks, b->count,
+						       sizeof(b->stacks[0]), by_base_id);
+
+		if (was) {
+			s->totals.live_bytes -= was->totals.live_bytes;
+			s->totals.live_count -= was->totals.live_count;
+			s->totals.alloc_bytes -= was->totals.alloc_bytes;
+			s->totals.alloc_count -= was->totals.alloc_count;
+			s->totals.peak_bytes -= was->totals.peak_bytes;
+			s->totals.peak_count -= was->totals.peak_count;
+		}
+		if (s->totals.alloc_count || s->totals.live_count || s->totals.live_bytes)
+			p->stacks[kept++] = *s;
+	}
+	p->count = kept;
+}

@@ -89,6 +89,19 @@ struct profile {
 	uint64_t mark_ns;		/* the mark (CLOCK_MONOTONIC); 0: none */
 };
 
+/* each stack's totals at one moment, for what happened in a window since
+ * (the endpoint's ?seconds=N) */
+struct profile_base;
+
+/* p's totals, kept; NULL when out of memory */
+struct profile_base *profile__base(const struct profile *p);
+void profile__base_destroy(struct profile_base *b);
+/* p's totals minus b's, as Go's delta profiles: what was allocated in the
+ * window, and how live memory changed (less live: a negative number, in
+ * two's complement, as pprof's int64 values read it); stacks with nothing
+ * in the window are left out */
+void profile__subtract(struct profile *p, const struct profile_base *b);
+
 /* the stacks of heap as they are now; calls opts->idle while it copies them,
  * a copy as of the call all the same */
 struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *opts);

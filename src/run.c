@@ -63,7 +63,25 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 	return metrics__write(out, &m);
 }
 
-int run__page(enum http_page page, FILE *out, void *rooms)
+void *run__window(enum http_page page, void *rooms)
+{
+	struct run_rooms *r = rooms;
+	struct profile *p;
+	struct profile_base *b;
+
+	traced__consume(r->traced);
+	p = recording__snapshot(r->rec, traced__symbolizer(r->traced), false);
+	b = p ? profile__base(p) : NULL;
+	profile__destroy(p);
+	return b;
+}
+
+void run__window_free(void *base)
+{
+	profile__base_destroy(base);
+}
+
+int run__page(enum http_page page, const void *base, FILE *out, void *rooms)
 {
 	struct run_rooms *r = rooms;
 	struct events *ev = recording__events(r->rec);
@@ -75,10 +93,10 @@ int run__page(enum http_page page, FILE *out, void *rooms)
 	events__writing(ev, true);
 	switch (page) {
 	case HTTP_PAGE_HEAP:
-		err = outputs__pprof(r->outputs, out, PPROF_INUSE);
+		err = outputs__pprof(r->outputs, out, PPROF_INUSE, base);
 		break;
 	case HTTP_PAGE_ALLOCS:
-		err = outputs__pprof(r->outputs, out, PPROF_ALLOCS);
+		err = outputs__pprof(r->outputs, out, PPROF_ALLOCS, base);
 		break;
 	case HTTP_PAGE_METRICS:
 		err = write_metrics(out, r);
@@ -153,7 +171,8 @@ void run__outputs_opts(struct run_rooms *r, struct outputs_opts *oo)
 /* the endpoint listens before tracing: a port in use stops tracelloc at once */
 int run__listen(struct run_rooms *r)
 {
-	struct http_opts ho = { .write_page = run__page, .ctx = r };
+	struct http_opts ho = { .write_page = run__page, .window_begin = run__window,
+				.window_free = run__window_free, .ctx = r };
 	char addr[64];
 	int err;
 

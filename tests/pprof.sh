@@ -308,6 +308,33 @@ test_baseline_mark() { # SIGUSR2 sets the mark: only what stays of what was allo
 	assert_grep "$T_DIR/nm.top" 'since_mark_space' "without a mark: pprof has no since_mark_space (it says so)"
 }
 
+test_endpoint_delta() { # /debug/pprof/allocs?seconds=N (go tool pprof -seconds): only what was allocated in the window, exactly; a bad window: 400 with a reason
+	need_target marked || return
+	start_listening dl marked -- || return
+	local tpid code
+	tpid=$(awk '{ print $2 }' "$T_DIR/dl.ready")
+	# the window opens; in it the target allocates its leak (20 x 100 B) and burst (50 x 500 B, freed)
+	gopprof -seconds 3 -top -unit=B -nodefraction=0 -sample_index=alloc_space \
+		"$URL/debug/pprof/allocs" >"$T_DIR/dl.top" 2>"$T_DIR/dl.top.err" &
+	local gp=$!
+	sleep 1
+	kill -USR1 "$tpid"
+	wait "$gp" || { fail "go tool pprof -seconds 3 failed"; show "$T_DIR/dl.top.err" 5; }
+	assert_eq "$(top_total "$T_DIR/dl.top")" 27000 "?seconds=3: alloc_space in the window, the leak's and the burst's"
+	assert_eq "$(top_cum "$T_DIR/dl.top" site_leak)" 2000 "?seconds=3: site_leak"
+	assert_eq "$(top_cum "$T_DIR/dl.top" site_burst)" 25000 "?seconds=3: site_burst"
+	assert_eq "$(top_cum "$T_DIR/dl.top" site_cache)" 0 "?seconds=3: the cache, allocated before the window"
+	assert_grep "$T_DIR/dl.top.err" 'Fetching profile over HTTP' "go tool pprof fetched it"
+	# a window with nothing in it, through curl, for its inuse_space
+	curl -s -o "$T_DIR/dl2.pb.gz" "$URL/debug/pprof/heap?seconds=1"
+	pprof_top dl2 inuse_space "$T_DIR/dl2.pb.gz" || return
+	assert_grep "$T_DIR/dl2.top" '^Showing nodes accounting for 0, 0% of 0 total$' "?seconds=1 with nothing allocated: nothing"
+	code=$(curl -s -o "$T_DIR/dl.400" -w '%{http_code}' "$URL/debug/pprof/allocs?seconds=301")
+	assert_eq "$code" 400 "?seconds=301: refused"
+	assert_grep "$T_DIR/dl.400" '^seconds: a whole number of seconds from 1 to 300$' "?seconds=301: why"
+	stop_listening dl
+}
+
 test_file_thread_label() { # --per-thread: each sample has a thread label; go tool pprof -tags sums them exactly
 	need_target pool || return
 	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")

@@ -75,13 +75,28 @@ TEST(http_parse_listen)
 
 static int pages_written[3];
 
-static int fake_page(enum http_page page, FILE *out, void *ctx)
+static int fake_page(enum http_page page, const void *base, FILE *out, void *ctx)
 {
 	pages_written[page]++;
 	if (page == HTTP_PAGE_ALLOCS)
 		return -EIO;
-	fprintf(out, "page %d of %s", page, (const char *)ctx);
+	fprintf(out, "page %d of %s%s%s", page, (const char *)ctx, base ? ", since " : "",
+		base ? (const char *)base : "");
 	return 0;
+}
+
+static int windows_begun, windows_freed;
+
+static void *fake_window(enum http_page page, void *ctx)
+{
+	windows_begun++;
+	return strdup("the window's start");
+}
+
+static void fake_window_free(void *base)
+{
+	windows_freed++;
+	free(base);
 }
 
 static uint64_t ms_now(void)
@@ -243,6 +258,44 @@ TEST(http_server_pages)
 	http__destroy(h);
 }
 
+TEST(http_delta_window)
+{
+	struct http_opts opts = { .write_page = fake_page, .window_begin = fake_window,
+				  .window_free = fake_window_free, .ctx = "the test" };
+	struct sockaddr_storage addr;
+	struct http *h = NULL;
+	uint64_t t0;
+	socklen_t len;
+	int fd;
+
+	windows_begun = windows_freed = 0;
+	ASSERT_OK(http__parse_listen("0", &addr, &len), "loopback, any port");
+	ASSERT_OK(http__new((struct sockaddr *)&addr, len, &opts, &h), "http__new");
+	t0 = ms_now();
+	check_response(h, GET("/debug/pprof/heap?seconds=1"), "HTTP/1.1 200", NULL,
+		       "page 0 of the test, since the window's start");
+	ASSERT_TRUE(ms_now() - t0 >= 1000, "answered after the window: %llu ms",
+		    (unsigned long long)(ms_now() - t0));
+	ASSERT_EQ(windows_begun, 1, "one window begun");
+	ASSERT_EQ(windows_freed, 1, "and freed");
+	check_response(h, GET("/debug/pprof/heap?seconds=0"), "HTTP/1.1 400", NULL,
+		       "seconds: a whole number of seconds from 1 to 300\n");
+	check_response(h, GET("/debug/pprof/allocs?seconds=301"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, GET("/debug/pprof/heap?seconds=2x"), "HTTP/1.1 400", NULL, NULL);
+	check_response(h, GET("/metrics?seconds=5"), "HTTP/1.1 200", NULL, "page 2 of the test");
+	ASSERT_EQ(windows_begun, 1, "no window for a bad value, nor for /metrics");
+	/* the trace ends during a window: closed unanswered, its start freed */
+	fd = connect_to(h);
+	ASSERT_TRUE(fd >= 0, "connect");
+	ASSERT_TRUE(send(fd, GET("/debug/pprof/heap?seconds=60"),
+			 strlen(GET("/debug/pprof/heap?seconds=60")), MSG_NOSIGNAL) > 0, "send");
+	serve(h, 200);
+	ASSERT_EQ(windows_begun, 2, "a second window begun");
+	http__destroy(h);
+	ASSERT_EQ(windows_freed, 2, "and freed when the server stops");
+	close(fd);
+}
+
 TEST(http_refuses_nul)
 {
 	struct http_opts opts = { .write_page = fake_page, .ctx = "the test" };
@@ -325,7 +378,7 @@ TEST(http_headers_deadline)
 #define BIG_PAGE_SIZE (8 << 20)
 
 /* unread, it keeps its connection answering */
-static int big_page(enum http_page page, FILE *out, void *ctx)
+static int big_page(enum http_page page, const void *base, FILE *out, void *ctx)
 {
 	static char line[4096];
 	size_t i;
