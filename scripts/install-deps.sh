@@ -16,6 +16,9 @@ PKGS="$PKGS libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools r
 PKGS="$PKGS heaptrack"
 # the leak check's peer: valgrind's memcheck on the same target (tests/integration.sh)
 PKGS="$PKGS valgrind"
+# a stripped target's debug info served on loopback (tests/integration.sh's
+# debuginfod test: Debian's package ships the server alone, no service)
+PKGS="$PKGS debuginfod"
 # the endpoint test's slow clients (tests/slow_clients.py)
 PKGS="$PKGS python3"
 # make install's test renders the man page

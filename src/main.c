@@ -12,6 +12,7 @@
 
 #include "closer.h"
 #include "console.h"
+#include "debuginfod.h"
 #include "events.h"
 #include "filter.h"
 #include "follow.h"
@@ -157,8 +158,16 @@ static int load(struct session *s)
  * for the first step that fails */
 static int bring_up(struct session *s)
 {
+	char urls[2048];
 	int err = traced__open(&s->opts, &s->rooms.traced);
 
+	/* after the command is started: its environment stays its own */
+	if (!err) {
+		debuginfod__setup(s->opts.no_debuginfod, "/etc/debuginfod", urls, sizeof(urls));
+		if (urls[0])
+			say(0, "debug info of stripped files from debuginfod: %s (--no-debuginfod: none)",
+			    urls);
+	}
 	/* before anything can be stopped for us (a launched command is held by
 	 * ptrace until then, which dies with us); after the command, so that it
 	 * has the pid it would have had */

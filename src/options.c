@@ -51,6 +51,7 @@ enum {
 	OPT_LEAK_CHECK,
 	OPT_ERROR_EXITCODE,
 	OPT_MARK_AFTER,
+	OPT_NO_DEBUGINFOD,
 };
 
 static const char usage[] =
@@ -134,6 +135,9 @@ static const char usage[] =
 	"      --unwind MODE             how stacks are walked: auto (unwind tables where the\n"
 	"                                code has them, frame pointers elsewhere; default),\n"
 	"                                dwarf (tables only) or fp (frame pointers only)\n"
+	"      --no-debuginfod           ask no debuginfod server for the debug info of stripped\n"
+	"                                files (by default: $DEBUGINFOD_URLS, or when sudo has\n"
+	"                                dropped it, /etc/debuginfod/*.urls)\n"
 	"\n"
 	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
 	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
@@ -390,6 +394,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "leak-check", no_argument, NULL, OPT_LEAK_CHECK },
 		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
 		{ "mark-after", required_argument, NULL, OPT_MARK_AFTER },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -445,6 +450,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_SHORT_LIVED:
 			err = parse_millis(optarg, &opts->short_lived_ms);
+			break;
+		case OPT_NO_DEBUGINFOD:
+			opts->no_debuginfod = true;
 			break;
 		case OPT_MARK_AFTER:
 			err = parse_seconds(optarg, "mark-after", 1e-3, &opts->mark_after_s);

@@ -32,6 +32,7 @@ struct options {
 	enum report_sort sort;
 	unsigned int growth_window;	/* --sort growth: intervals in its window */
 	double short_lived_ms;		/* a block freed sooner is short-lived */
+	bool no_debuginfod;		/* ask no debuginfod server */
 	double mark_after_s;		/* --mark-after: the baseline mark then; 0: none */
 	/* --snapshot-every: a pprof profile and folded stacks every SECS into DIR */
 	double snapshot_every_s;

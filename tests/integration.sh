@@ -2257,6 +2257,45 @@ test_tui_leak_check() { # --tui --leak-check: l checks now; the lost column and 
 	tmux -L "$sock" kill-server 2>/dev/null
 }
 
+test_debuginfod() { # a stripped target's names from Debian's debuginfod on loopback (DEBUGINFOD_URLS), said at start; --no-debuginfod asks none
+	need_target basic || return
+	command -v debuginfod >/dev/null || { fail "debuginfod is missing (scripts/install-deps.sh installs it)"; return; }
+	local d=$T_DIR/dgi port bid dpid code i
+	mkdir -p "$d/dbg"
+	cp "$TB/basic" "$d/basic"
+	objcopy --only-keep-debug "$d/basic" "$d/dbg/basic.debug" && strip --strip-all "$d/basic" ||
+		{ fail "cannot make a stripped target"; return; }
+	bid=$(readelf -n "$d/basic" | sed -n 's/.*Build ID: //p')
+	for i in 1 2 3 4 5; do
+		port=$((20000 + RANDOM % 20000))
+		debuginfod -p "$port" -d "$d/db$i.sqlite" -F "$d/dbg" >"$d/server.log" 2>&1 &
+		dpid=$!
+		for _ in $(seq 50); do
+			code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/buildid/$bid/debuginfo")
+			[ "$code" = 200 ] && break 2
+			pid_alive "$dpid" || break
+			sleep 0.2
+		done
+		kill "$dpid" 2>/dev/null
+		wait "$dpid" 2>/dev/null
+	done
+	[ "$code" = 200 ] || { fail "debuginfod did not serve the debug file"; show "$d/server.log" 5; return; }
+	TL_ENV=(DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$d/cache")
+	tl_run dg -i 0 -t 1 -- "$d/basic"
+	assert_eq "$TL_RC" 0 "debuginfod: exit status"
+	assert_grep "$T_DIR/dg.err" "^tracelloc: debug info of stripped files from debuginfod: http://127.0.0.1:$port \\(--no-debuginfod: none\\)$" \
+		"debuginfod: the servers said at start"
+	assert_grep "$T_DIR/dg.out" ' site_malloc_big\+0x[0-9a-f]+ \(basic\) tests/targets/basic.c:[0-9]+$' \
+		"debuginfod: the stripped target's frames named, with lines"
+	TL_ENV=(DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$d/cache2")
+	tl_run dn --no-debuginfod -i 0 -t 1 -- "$d/basic"
+	assert_no_grep "$T_DIR/dn.out" 'site_malloc_big' "--no-debuginfod: not asked"
+	assert_no_grep "$T_DIR/dn.err" 'debuginfod' "--no-debuginfod: nothing said"
+	assert_grep "$T_DIR/dn.out" '\[unknown\] \(basic\)$' "--no-debuginfod: the stripped frames unnamed"
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+}
+
 test_install() { # make install/uninstall under DESTDIR and PREFIX: binary, man page with every option of --help, completion
 	local root="$T_DIR/root" opt missing=""
 	make -s install DESTDIR="$root" PREFIX=/usr >"$T_DIR/i.out" 2>&1

@@ -2,11 +2,14 @@
 /* maps.c (/proc/PID/maps text) and options.c (the command line) */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "maps.h"
 #include "options.h"
 #include "test.h"
@@ -820,4 +823,48 @@ TEST(maps_open_checks_the_file)
 	fd = maps__open(getpid(), &copy);
 	ASSERT_EQ(fd, -ESTALE, "maps__open when the device differs");
 	maps__clear(&m);
+}
+
+TEST(debuginfod_urls)
+{
+	char dir[] = "/tmp/tl-urls-XXXXXX", path[128], buf[256];
+	static const char *const files[][2] = {
+		{ "b.urls", "https://b.example/ \n" },
+		{ "a.urls", "  https://a1.example\nhttps://a2.example  " },
+		{ "a.txt", "https://not.this/" },
+	};
+	const char *was = getenv("DEBUGINFOD_URLS");
+	char *saved = was ? strdup(was) : NULL;
+	size_t i;
+	FILE *f;
+
+	ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp");
+	ASSERT_EQ(debuginfod__read_urls(dir, buf, sizeof(buf)), -ENOENT, "an empty directory");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		f = fopen(path, "w");
+		ASSERT_OK_PTR(f, "%s", path);
+		fputs(files[i][1], f);
+		fclose(f);
+	}
+	ASSERT_OK(debuginfod__read_urls(dir, buf, sizeof(buf)), "read");
+	ASSERT_STREQ(buf, "https://a1.example https://a2.example https://b.example/",
+		     "the .urls files' words, by file name");
+	unsetenv("DEBUGINFOD_URLS");
+	debuginfod__setup(false, dir, buf, sizeof(buf));
+	ASSERT_STREQ(getenv("DEBUGINFOD_URLS"), "https://a1.example https://a2.example https://b.example/",
+		     "unset: the files' list set");
+	setenv("DEBUGINFOD_URLS", "http://127.0.0.1:1", 1);
+	debuginfod__setup(false, dir, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "http://127.0.0.1:1", "set: kept as it is");
+	debuginfod__setup(true, dir, buf, sizeof(buf));
+	ASSERT_TRUE(!getenv("DEBUGINFOD_URLS") && !buf[0], "--no-debuginfod: unset, none said");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		unlink(path);
+	}
+	rmdir(dir);
+	if (saved)
+		setenv("DEBUGINFOD_URLS", saved, 1);
+	free(saved);
 }
