@@ -642,7 +642,8 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 	for mode in run nap seccomp sleep; do
 		rm -f "$T_DIR/sn$mode.ready"
 		TL_ENV=(TL_READY="$T_DIR/sn$mode.ready")
-		tl_bg sn$mode --leak-check -i 0 -t 0 -- "$TB/snapped" "$mode"
+		# (with --follow-forks: the snapshot's clones are no forks to follow)
+		tl_bg sn$mode --leak-check $([ "$mode" = run ] && echo --follow-forks) -i 0 -t 0 -- "$TB/snapped" "$mode"
 		wait_for_grep "$T_DIR/sn$mode.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "snapped $mode: not ready"; continue; }
 		tpid=$(awk '{ print $2 }' "$T_DIR/sn$mode.ready")
 		n=$([ "$mode" = run ] && echo 3 || echo 1)
@@ -677,6 +678,8 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 		assert_eq "$(grep -cE '^ +definitely lost: 1,000 bytes in 10 blocks$' "$T_DIR/sn$mode.out")" "$((n + 1))" \
 			"snapped $mode: its 10 dropped blocks lost, at each check"
 		assert_grep "$T_DIR/sn$mode.out" ' site_snapped' "snapped $mode: their stack"
+		[ "$mode" = run ] && assert_grep "$T_DIR/sn$mode.out" '^==> summary: 1 processes, ' \
+			"snapped --follow-forks: no snapshot followed as a process"
 	done
 }
 
