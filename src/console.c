@@ -238,6 +238,13 @@ static void keep_lost(struct console *c, pid_t pid, const struct leaks *l)
 	free(lost);
 }
 
+static bool suppressed(void *ctx, uint32_t stack_id)
+{
+	const struct console *c = ctx;
+
+	return recording__suppressed(c->rec, stack_id);
+}
+
 /* the snapshot's clone is no fork to follow */
 static void quiet(void *ctx, pid_t pid, bool on)
 {
@@ -277,12 +284,15 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 				   .scan_ms = leakcheck__scan_ms(lc),
 				   .attached_late = leakcheck__attached_late(lc),
 				   .leaks = leakcheck__leaks(lc) };
+	/* first: the stacks' verdicts, so the suppressed ones leave the classes */
+	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
+	leaks__suppress(leakcheck__leaks_mut(lc), suppressed, c, &lr.suppressed_bytes,
+			&lr.suppressed_blocks);
 	leaks__totals(lr.leaks, bytes, blocks);
 	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
 	keep_check(c, pid, bytes, blocks, lr.stopped_ms, !strcmp(lr.how, "snapshot"));
 	keep_lost(c, pid, lr.leaks);
 	ro.now_ns = clock__now_ns();
-	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
 	if (c->tui) {
 		char lost[32], ind[32];
 
@@ -385,6 +395,9 @@ static void print_summary(struct console *c, const char *ending)
 	if (st->peak_ns / 1e9 > start_s)
 		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
 	sum.leak_checks = console__leak_totals(c, sum.leak_bytes, sum.leak_blocks);
+	sum.suppressed_stacks = recording__suppressed_totals(c->rec, &sum.suppressed_bytes,
+							     &sum.suppressed_count);
+	sum.suppress_rules = recording__suppress_rules(c->rec);
 	for (i = 0; i < c->nchecked; i++) {
 		sum.leak_snapshots += c->checked[i].snapshot;
 		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)

@@ -465,6 +465,11 @@ const struct leaks *leakcheck__leaks(const struct leakcheck *c)
 	return c->leaks;
 }
 
+struct leaks *leakcheck__leaks_mut(struct leakcheck *c)
+{
+	return c->leaks;
+}
+
 double leakcheck__stopped_ms(const struct leakcheck *c)
 {
 	return c->stopped_ms;

@@ -45,6 +45,7 @@ int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct lea
 void leakcheck__destroy(struct leakcheck *c);
 
 const struct leaks *leakcheck__leaks(const struct leakcheck *c);
+struct leaks *leakcheck__leaks_mut(struct leakcheck *c);
 /* how long the target was stopped */
 double leakcheck__stopped_ms(const struct leakcheck *c);
 /* how long the mark and sweep took (after the copy was made, or stopped) */

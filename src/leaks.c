@@ -498,9 +498,25 @@ void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t 
 	memset(bytes, 0, LEAK__COUNT * sizeof(*bytes));
 	memset(blocks, 0, LEAK__COUNT * sizeof(*blocks));
 	for (i = 0; i < l->n; i++) {
+		if (l->blocks[i].cls >= LEAK__COUNT)
+			continue;	/* suppressed */
 		bytes[l->blocks[i].cls] += l->blocks[i].size;
 		blocks[l->blocks[i].cls]++;
 	}
+}
+
+void leaks__suppress(struct leaks *l, bool (*suppressed)(void *ctx, uint32_t stack_id), void *ctx,
+		     uint64_t *bytes, uint64_t *blocks)
+{
+	size_t i;
+
+	*bytes = *blocks = 0;
+	for (i = 0; i < l->n; i++)
+		if (l->blocks[i].cls < LEAK__COUNT && suppressed(ctx, l->blocks[i].stack_id)) {
+			l->blocks[i].cls = LEAK__COUNT;
+			*bytes += l->blocks[i].size;
+			(*blocks)++;
+		}
 }
 
 uint64_t leaks__bytes_read(const struct leaks *l)

@@ -76,6 +76,11 @@ const struct leak_block *leaks__block(const struct leaks *l, size_t i);
 const struct leak_block *leaks__find(const struct leaks *l, uint64_t addr);
 /* a block lies, at least in part, in [start, end) */
 bool leaks__any_in(const struct leaks *l, uint64_t start, uint64_t end);
+/* the blocks of the stacks suppressed(ctx, stack_id) says are in no class
+ * any more (left out of the totals and of leaks__lost_by_stack); what they
+ * were: bytes, blocks */
+void leaks__suppress(struct leaks *l, bool (*suppressed)(void *ctx, uint32_t stack_id), void *ctx,
+		     uint64_t *bytes, uint64_t *blocks);
 /* bytes and blocks of each class */
 void leaks__totals(const struct leaks *l, uint64_t bytes[LEAK__COUNT], uint64_t blocks[LEAK__COUNT]);
 /* what each stack lost, definitely and indirectly, a line per stack and

@@ -23,6 +23,7 @@
 #include "recording.h"
 #include "run.h"
 #include "say.h"
+#include "suppress.h"
 #include "traced.h"
 #include "tracer.h"
 
@@ -37,6 +38,7 @@ struct session {
 	struct options opts;
 	struct run_rooms rooms;
 	struct filter *filter;		/* until the recording takes it */
+	struct suppressions *supp;	/* the same */
 	struct holds *holds;		/* processes stopped for us, and their guardian */
 	struct closer *closer;		/* closes the probes' links off the reading thread */
 	FILE *report_out;		/* reports, live lines, summary: stderr when an output is stdout */
@@ -103,6 +105,8 @@ static int prepare(struct session *s)
 	if (!err)
 		err = recording__filter(&s->opts, &s->filter);
 	if (!err)
+		err = recording__suppressions(&s->opts, &s->supp);
+	if (!err)
 		err = check_outputs(s);
 	if (!err)
 		err = run__listen(&s->rooms);
@@ -124,10 +128,11 @@ static int open_recording(struct session *s)
 	err = tracer__open(&s->opts, pid, pidfd, several, &r->tracer);
 	/* the rings and what reads them exist before the first probe fires */
 	if (!err) {
-		/* the recording takes the filter, made or not */
+		/* the recording takes the filter and the suppressions, made or not */
 		err = recording__new(&s->opts, several, tracer__ncpus(r->tracer),
-				     tracer__ring_bytes(r->tracer), s->filter, &r->rec);
+				     tracer__ring_bytes(r->tracer), s->filter, s->supp, &r->rec);
 		s->filter = NULL;
+		s->supp = NULL;
 	}
 	if (!err)
 		err = tracer__use_maps(r->tracer, events__rings_map_fd(recording__events(r->rec)),
@@ -239,6 +244,7 @@ static void session_destroy(struct session *s)
 	http__destroy(r->http);
 	outputs__destroy(r->outputs);
 	filter__destroy(s->filter);
+	suppress__destroy(s->supp);
 	traced__close(r->traced);
 	/* the probes' links, all at once; every one is gone on return */
 	closer__destroy(s->closer);

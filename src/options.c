@@ -52,6 +52,7 @@ enum {
 	OPT_ERROR_EXITCODE,
 	OPT_MARK_AFTER,
 	OPT_NO_DEBUGINFOD,
+	OPT_SUPPRESSIONS,
 };
 
 static const char usage[] =
@@ -119,6 +120,10 @@ static const char usage[] =
 	"  -I, --include REGEX           show only stacks with a frame that matches (repeatable)\n"
 	"      --no-default-filters      show the Rust runtime frames hidden by default\n"
 	"                                (futures polling, tokio, panic harness, closure shims)\n"
+	"      --suppressions FILE       leave out of every view the stacks that LeakSanitizer-\n"
+	"                                style rules match (lines leak:PATTERN; * any run, ^ and\n"
+	"                                $ anchors; on a frame's function, file or module;\n"
+	"                                repeatable); the summary says what they left out\n"
 	"\n"
 	"Flamegraphs:\n"
 	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
@@ -287,11 +292,23 @@ static int add_regex(const char ***list, size_t *n, const char *arg, const char 
 	return 0;
 }
 
+static int add_path(const char ***list, size_t *n, const char *arg)
+{
+	const char **grown = realloc(*list, (*n + 1) * sizeof(*grown));
+
+	if (!grown)
+		return bad("out of memory");
+	grown[(*n)++] = arg;
+	*list = grown;
+	return 0;
+}
+
 void options__free(struct options *opts)
 {
 	free(opts->excludes);
 	free(opts->includes);
-	opts->excludes = opts->includes = NULL;
+	free(opts->suppressions);
+	opts->excludes = opts->includes = opts->suppressions = NULL;
 }
 
 /* a byte count with an optional K, M or G suffix, at most 1G; false if not one */
@@ -395,6 +412,8 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
 		{ "mark-after", required_argument, NULL, OPT_MARK_AFTER },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
+		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
@@ -510,6 +529,10 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_NO_DEFAULT_FILTERS:
 			opts->default_filters = false;
 			break;
+		case OPT_SUPPRESSIONS:
+			err = add_path(&opts->suppressions, &opts->nsuppressions, optarg);
+			break;
+
 		case OPT_ALLOCATOR_FRAME:
 			opts->allocator_frame = true;
 			break;

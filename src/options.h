@@ -44,6 +44,9 @@ struct options {
 	const char **includes;
 	size_t nincludes;
 	bool default_filters;
+	/* suppressions: files of leak:PATTERN lines */
+	const char **suppressions;
+	size_t nsuppressions;
 	/* outputs */
 	bool allocator_frame;
 	bool probe_at_symbol;

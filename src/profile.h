@@ -87,6 +87,9 @@ struct profile {
 	size_t shown_cap;
 	uint64_t idle_ns;		/* when opts.idle last ran */
 	uint64_t mark_ns;		/* the mark (CLOCK_MONOTONIC); 0: none */
+	/* the suppressed stacks, left out of stacks[]: their live totals */
+	struct stack_totals suppressed;
+	size_t suppressed_stacks;
 };
 
 /* each stack's totals at one moment, for what happened in a window since

@@ -14,6 +14,7 @@
 #include "processes.h"
 #include "profile.h"
 #include "recording.h"
+#include "suppress.h"
 #include "say.h"
 #include "symbolize.h"
 #include "threads.h"
@@ -44,7 +45,16 @@ struct recording {
 	uint64_t rate_from_ns;
 	double calls_per_s, bytes_per_s;
 	uint64_t mark_ns;		/* the baseline mark; 0: none */
+	/* --suppressions and the built-in rule; each stack's verdict by id:
+	 * 0 not decided yet, KEPT, SUPPRESSED (a stack never changes) */
+	struct suppressions *supp;
+	uint8_t *verdicts;
+	size_t nverdicts;
+	struct stack_totals last_suppressed;	/* at the last snapshot */
+	size_t last_suppressed_stacks;
 };
+
+enum { VERDICT_NONE, VERDICT_KEPT, VERDICT_SUPPRESSED };
 
 static struct heap *new_heap(const struct options *o)
 {
@@ -85,18 +95,41 @@ int recording__filter(const struct options *o, struct filter **out)
 	return 0;
 }
 
+int recording__suppressions(const struct options *o, struct suppressions **out)
+{
+	char why[128];
+	size_t i;
+	int line, err;
+
+	/* the built-in rule (the runtimes' own stacks) is not on yet: the
+	 * views and the summary would disagree by what it leaves out */
+	*out = suppress__new(false);
+	if (!*out)
+		return say(-ENOMEM, "cannot build the suppressions");
+	for (i = 0; i < o->nsuppressions; i++) {
+		err = suppress__load(*out, o->suppressions[i], &line, why, sizeof(why));
+		if (err == -EINVAL)
+			return say(0, "%s:%d: %s", o->suppressions[i], line, why);
+		if (err)
+			return say(err, "cannot read the suppressions %s", o->suppressions[i]);
+	}
+	return 0;
+}
+
 int recording__new(const struct options *o, bool several, int ncpus, size_t ring_bytes,
-		   struct filter *filter, struct recording **out)
+		   struct filter *filter, struct suppressions *supp, struct recording **out)
 {
 	struct recording *r = calloc(1, sizeof(*r));
 
 	*out = r;
 	if (!r) {
 		filter__destroy(filter);
+		suppress__destroy(supp);
 		return say(-ENOMEM, "cannot start");
 	}
 	r->opts = o;
 	r->filter = filter;
+	r->supp = supp;
 	r->heap = new_heap(o);
 	if (!r->heap)
 		return say(-ENOMEM, "cannot start");
@@ -126,6 +159,8 @@ void recording__destroy(struct recording *r)
 	if (!r)
 		return;
 	free(r->leaked);
+	free(r->verdicts);
+	suppress__destroy(r->supp);
 	threads__destroy(r->threads);
 	growth__destroy(r->growth);
 	timeline__destroy(r->timeline);
@@ -261,6 +296,74 @@ uint64_t recording__mark_ns(const struct recording *r)
 	return r->mark_ns;
 }
 
+/* a stack's verdict, decided once from its frames as shown */
+static int verdict(struct recording *r, struct profile *p, const struct profile_stack *s)
+{
+	const struct shown_frame *frames;
+	struct suppress_walk w;
+	int n, i;
+
+	if (s->stack_id >= r->nverdicts) {
+		size_t cap = (s->stack_id + 1) * 2;
+		uint8_t *grown = realloc(r->verdicts, cap);
+
+		if (!grown)
+			return VERDICT_KEPT;
+		memset(grown + r->nverdicts, 0, cap - r->nverdicts);
+		r->verdicts = grown;
+		r->nverdicts = cap;
+	}
+	if (r->verdicts[s->stack_id])
+		return r->verdicts[s->stack_id];
+	suppress__begin(r->supp, &w);
+	n = profile__show(p, s, &frames);
+	/* the allocator's frame and a thread's or a process's have no address */
+	for (i = 0; i < n; i++)
+		if (frames[i].addr)
+			suppress__frame(&w, frames[i].function, frames[i].file,
+					frames[i].loc ? frames[i].loc->module : NULL);
+	r->verdicts[s->stack_id] = suppress__end(&w) ? VERDICT_SUPPRESSED : VERDICT_KEPT;
+	return r->verdicts[s->stack_id];
+}
+
+/* the suppressed stacks leave p; their live totals are said apart */
+static void suppress(struct recording *r, struct profile *p)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < p->count; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+
+		if (verdict(r, p, s) == VERDICT_SUPPRESSED) {
+			p->suppressed.live_bytes += s->totals.live_bytes;
+			p->suppressed.live_count += s->totals.live_count;
+			p->suppressed_stacks++;
+			continue;
+		}
+		p->stacks[kept++] = *s;
+	}
+	p->count = kept;
+	r->last_suppressed = p->suppressed;
+	r->last_suppressed_stacks = p->suppressed_stacks;
+}
+
+size_t recording__suppressed_totals(const struct recording *r, uint64_t *bytes, uint64_t *count)
+{
+	*bytes = r->last_suppressed.live_bytes;
+	*count = r->last_suppressed.live_count;
+	return r->last_suppressed_stacks;
+}
+
+bool recording__suppressed(const struct recording *r, uint32_t stack_id)
+{
+	return stack_id < r->nverdicts && r->verdicts[stack_id] == VERDICT_SUPPRESSED;
+}
+
+size_t recording__suppress_rules(const struct recording *r)
+{
+	return r->supp ? suppress__count(r->supp) : 0;
+}
+
 struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym, bool for_writer)
 {
 	struct profile_opts popts = {
@@ -277,6 +380,8 @@ struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym,
 	struct profile *p = profile__snapshot(r->heap, &popts);
 
 	if (p) {
+		if (r->supp && suppress__count(r->supp))
+			suppress(r, p);
 		add_leaked(r, p);
 		add_since_mark(r, p);
 	}

@@ -26,11 +26,21 @@ struct timeline;
 
 /* --exclude, --include and the default filters; a line and 1 for a bad one */
 int recording__filter(const struct options *o, struct filter **out);
+/* --suppressions' files and the built-in rule, checked before anything is
+ * touched: a line (FILE:LINE: why) and 1 for a bad one */
+struct suppressions;
+int recording__suppressions(const struct options *o, struct suppressions **out);
+/* a stack left out by the suppressions (decided at a snapshot that had it) */
+bool recording__suppressed(const struct recording *r, uint32_t stack_id);
+/* what the last snapshot left out: live bytes and blocks; how many stacks */
+size_t recording__suppressed_totals(const struct recording *r, uint64_t *bytes, uint64_t *count);
+/* the rules in effect */
+size_t recording__suppress_rules(const struct recording *r);
 
 /* for o; several: the run traces several processes (their numbers are kept
  * here); ncpus rings of ring_bytes each; takes filter. 0, or a line and 1 */
 int recording__new(const struct options *o, bool several, int ncpus, size_t ring_bytes,
-		   struct filter *filter, struct recording **out);
+		   struct filter *filter, struct suppressions *supp, struct recording **out);
 void recording__destroy(struct recording *r);
 
 struct events *recording__events(const struct recording *r);

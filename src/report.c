@@ -111,6 +111,11 @@ void report__summary(FILE *out, const struct summary *s)
 	if (st->reused_live)
 		fprintf(out, "    reused live addresses: %" PRIu64 " (their free was lost)\n",
 			st->reused_live);
+	if (s->suppressed_stacks)
+		fprintf(out, "    suppressed: %" PRIu64 " bytes in %" PRIu64 " allocations, %zu stack%s, "
+			"by %zu rule%s\n", s->suppressed_bytes, s->suppressed_count,
+			s->suppressed_stacks, s->suppressed_stacks == 1 ? "" : "s", s->suppress_rules,
+			s->suppress_rules == 1 ? "" : "s");
 	if (s->leak_checks)
 		fprintf(out, "    leak check: definitely lost %" PRIu64 " bytes in %" PRIu64 " blocks, "
 			"indirectly %" PRIu64 " in %" PRIu64 ", possibly %" PRIu64 " in %" PRIu64
@@ -599,6 +604,11 @@ int report__leaks(FILE *out, struct profile *p, const struct leak_report *r,
 		format_count(bytes[order[i]], num, sizeof(num));
 		fprintf(out, "    %15s: %s bytes in %" PRIu64 " blocks\n",
 			leaks__class_name(order[i]), num, blocks[order[i]]);
+	}
+	if (r->suppressed_blocks) {
+		format_count(r->suppressed_bytes, num, sizeof(num));
+		fprintf(out, "         suppressed: %s bytes in %" PRIu64 " blocks, in no class\n", num,
+			r->suppressed_blocks);
 	}
 	if (r->attached_late)
 		fprintf(out, "    blocks from before the attach are unknown: the allocator's memory "

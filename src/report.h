@@ -60,6 +60,9 @@ struct summary {
 	uint64_t leak_bytes[4], leak_blocks[4];	/* by enum leak_class */
 	double leak_stopped_ms;			/* the longest stop of those checks */
 	unsigned int leak_snapshots;		/* checks made on a snapshot */
+	/* left out of the views by the suppressions (at the last one made) */
+	uint64_t suppressed_bytes, suppressed_count;
+	size_t suppressed_stacks, suppress_rules;
 };
 
 /* "1.5 KiB", "3.25 MiB" */
@@ -76,6 +79,7 @@ struct leak_report {
 	const char *how;	/* "stopped scan" */
 	double stopped_ms;	/* how long the target was stopped */
 	double scan_ms;		/* how long the scan took */
+	uint64_t suppressed_bytes, suppressed_blocks;	/* left out by the suppressions */
 	bool attached_late;	/* -p: blocks from before the attach are unknown */
 	const struct leaks *leaks;
 };

@@ -581,6 +581,35 @@ test_leak_check_families() { # tests/targets/lost.c under jemalloc, tcmalloc, mi
 	done
 }
 
+test_suppressions() { # --suppressions FILE (leak:PATTERN): the stacks matched leave the report, the folded stacks and the leak check's classes; the summary says what; a bad file: FILE:LINE and exit 1, before tracing
+	need_target lost || return
+	local supp=$T_DIR/lost.supp f
+	printf '# what we know about\nleak:site_xor\n\n  leak:^site_cycle$\n' >"$supp"
+	tl_run su --leak-check -i 0 -t 20 --suppressions "$supp" -m leaked -f "$T_DIR/su.fg" -- "$TB/lost" exit
+	assert_eq "$TL_RC" 0 "suppressions: exit status"
+	f=$T_DIR/su.out
+	assert_eq "$(leak_totals "$f" | grep -E '^(definitely|indirectly) ' | tr '\n' ' ')" \
+		"definitely 1064 2 indirectly 128 2 " "suppressions: xor-ed and the cycle in no class"
+	assert_grep "$f" '^ +suppressed: 596 bytes in 3 blocks, in no class$' "suppressions: the check says what it left out"
+	assert_eq "$(leak_sites "$f" site_xor)$(leak_sites "$f" site_cycle)" "" "suppressions: no lost stack of theirs"
+	assert_eq "$(leak_sites "$f" site_dropped)" "1000 definitely 1" "suppressions: the others as they were"
+	assert_no_grep "$f" ' site_(xor|cycle)\+' "suppressions: no stack of theirs in the report"
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/su.fg" | sort | tr '\n' ' ')" \
+		"site_dropped 1000 site_list_head 64 site_list_node 128 " "suppressions: -m leaked without them"
+	assert_grep "$f" '^    suppressed: 596 bytes in 3 allocations, 3 stacks, by 2 rules$' "suppressions: the summary says what was left out"
+	# bad files: one line, the file and the line, nothing run
+	printf 'leak:ok\nrace:foo\n' >"$T_DIR/bad.supp"
+	tl_run sb --suppressions "$T_DIR/bad.supp" -- "$TB/lost" exit
+	assert_eq "$TL_RC" 1 "a bad suppressions file: exit status"
+	assert_grep "$T_DIR/sb.err" "^tracelloc: $T_DIR/bad.supp:2: expected leak:PATTERN \\(only leak suppressions are known\\)$" \
+		"a bad suppressions file: its name and line"
+	assert_no_grep "$T_DIR/sb.err" 'attached' "a bad suppressions file: nothing traced"
+	tl_run sm --suppressions "$T_DIR/none.supp" -- "$TB/lost" exit
+	assert_eq "$TL_RC" 1 "a missing suppressions file: exit status"
+	assert_grep "$T_DIR/sm.err" "^tracelloc: cannot read the suppressions $T_DIR/none.supp: No such file or directory$" \
+		"a missing suppressions file: one line"
+}
+
 test_leak_check_valgrind() { # the peer: valgrind's memcheck on the same target at its exit finds the same four classes, to the byte
 	need_target lost || return
 	command -v valgrind >/dev/null || { fail "valgrind is missing (scripts/install-deps.sh installs it)"; return; }

@@ -2,6 +2,7 @@
 /* maps.c (/proc/PID/maps text) and options.c (the command line) */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <getopt.h>
@@ -11,6 +12,7 @@
 
 #include "debuginfod.h"
 #include "maps.h"
+#include "suppress.h"
 #include "options.h"
 #include "test.h"
 #include "tracelloc.h"
@@ -867,4 +869,56 @@ TEST(debuginfod_urls)
 	if (saved)
 		setenv("DEBUGINFOD_URLS", saved, 1);
 	free(saved);
+}
+
+TEST(suppressions_templates_and_files)
+{
+	char path[] = "/tmp/tl-supp-XXXXXX", why[128];
+	struct suppressions *s = suppress__new(false);
+	struct suppress_walk w;
+	int fd, line;
+
+	ASSERT_OK_PTR(s, "suppress__new");
+	ASSERT_TRUE(suppress__template_match("cache", "Cache::fill_cache"), "anywhere");
+	ASSERT_TRUE(!suppress__template_match("^cache", "Cache::fill_cache"), "^: at the start");
+	ASSERT_TRUE(suppress__template_match("^Cache::*cache$", "Cache::fill_cache"), "^, * and $");
+	ASSERT_TRUE(!suppress__template_match("fill$", "Cache::fill_cache"), "$: at the end");
+	ASSERT_TRUE(suppress__template_match("libfoo*.so", "/usr/lib/libfoo-2.so.1"), "a module");
+	ASSERT_TRUE(!suppress__template_match("x", NULL), "no name");
+	fd = mkstemp(path);
+	ASSERT_TRUE(fd >= 0, "mkstemp");
+	ASSERT_TRUE(write(fd, "# one\n\n  leak:fill_cache  \nleak:*.cc\n", 38) == 38, "write");
+	close(fd);
+	ASSERT_OK(suppress__load(s, path, &line, why, sizeof(why)), "a good file");
+	ASSERT_EQ(suppress__count(s), 2, "two rules");
+	suppress__begin(s, &w);
+	suppress__frame(&w, "main", "app.c", "/usr/bin/app");
+	ASSERT_TRUE(!suppress__end(&w), "no frame matches");
+	suppress__frame(&w, "Cache::fill_cache()", NULL, "/usr/bin/app");
+	ASSERT_TRUE(suppress__end(&w), "a function matches");
+	suppress__begin(s, &w);
+	suppress__frame(&w, "f", "src/x.cc", NULL);
+	ASSERT_TRUE(suppress__end(&w), "a file matches");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_TRUE(write(fd, "leak:ok\nrace:foo\n", 17) == 17, "write");
+	close(fd);
+	ASSERT_EQ(suppress__load(s, path, &line, why, sizeof(why)), -EINVAL, "a bad line");
+	ASSERT_EQ(line, 2, "its number");
+	ASSERT_TRUE(strstr(why, "leak:PATTERN") != NULL, "why: %s", why);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ASSERT_TRUE(write(fd, "leak:\n", 6) == 6, "write");
+	close(fd);
+	ASSERT_EQ(suppress__load(s, path, &line, why, sizeof(why)), -EINVAL, "an empty pattern");
+	unlink(path);
+	ASSERT_EQ(suppress__load(s, path, &line, why, sizeof(why)), -ENOENT, "a missing file");
+	suppress__destroy(s);
+	/* the built-in rule: only the runtimes' frames */
+	s = suppress__new(true);
+	suppress__begin(s, &w);
+	suppress__frame(&w, "[unknown]", NULL, "/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30");
+	suppress__frame(&w, "call_init", "dl-init.c", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
+	ASSERT_TRUE(suppress__end(&w), "libstdc++ from ld.so's init: the runtimes' own");
+	suppress__frame(&w, "main", "app.c", "/usr/bin/app");
+	ASSERT_TRUE(!suppress__end(&w), "with a frame of the program's: kept");
+	suppress__destroy(s);
 }

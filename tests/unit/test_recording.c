@@ -1,24 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /* recording.c: what an exec resets, what a fork copies, the filters of the
  * command line (the rings it makes are real BPF maps: root) */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events.h"
 #include "filter.h"
 #include "heap.h"
 #include "options.h"
 #include "processes.h"
+#include "profile.h"
 #include "recording.h"
+#include "suppress.h"
 #include "test.h"
 
 static struct recording *new_recording(struct options *o, bool several)
 {
 	struct recording *r = NULL;
 	struct filter *f = NULL;
+	struct suppressions *s = NULL;
 
 	if (recording__filter(o, &f))
 		return NULL;
-	if (recording__new(o, several, 1, 4096, f, &r)) {
+	if (recording__suppressions(o, &s)) {
+		filter__destroy(f);
+		suppress__destroy(s);
+		return NULL;
+	}
+	if (recording__new(o, several, 1, 4096, f, s, &r)) {
 		recording__destroy(r);
 		return NULL;
 	}
@@ -96,4 +106,43 @@ TEST(recording_filter_checks_the_command_line)
 	ASSERT_EQ(recording__filter(&o, &f), 0, "good ones");
 	ASSERT_TRUE(f != NULL, "a filter");
 	filter__destroy(f);
+}
+
+TEST(recording_suppressions_leave_the_views)
+{
+	char path[] = "/tmp/tl-supp-XXXXXX";
+	const char *files[1] = { path };
+	struct options o = { .suppressions = files, .nsuppressions = 1 };
+	struct recording *r;
+	struct profile *p;
+	int fd = mkstemp(path);
+
+	ASSERT_TRUE(fd >= 0, "mkstemp");
+	/* every frame is "[unknown]" without a symbolizer */
+	ASSERT_TRUE(write(fd, "# the fake frames\nleak:^[unknown]$\n", 34) == 34, "write");
+	close(fd);
+	r = new_recording(&o, false);
+	ASSERT_TRUE(r != NULL, "recording__new (needs root: BPF ring buffers)");
+	alloc(recording__heap(r), 0x1000, 100, 0);
+	alloc(recording__heap(r), 0x2000, 200, 0);
+	p = recording__snapshot(r, NULL, false);
+	ASSERT_OK_PTR(p, "snapshot");
+	ASSERT_EQ(p->count, 0, "the stack suppressed: out of the profile");
+	ASSERT_EQ(p->suppressed.live_bytes, 300, "its live bytes said apart");
+	ASSERT_EQ(p->suppressed.live_count, 2, "its blocks");
+	ASSERT_EQ(p->suppressed_stacks, 1, "one stack");
+	ASSERT_EQ(recording__suppress_rules(r), 1, "the file's rule");
+	profile__destroy(p);
+	recording__destroy(r);
+	unlink(path);
+	/* without the file: kept */
+	o.nsuppressions = 0;
+	r = new_recording(&o, false);
+	ASSERT_TRUE(r != NULL, "recording__new");
+	alloc(recording__heap(r), 0x1000, 100, 0);
+	p = recording__snapshot(r, NULL, false);
+	ASSERT_OK_PTR(p, "snapshot");
+	ASSERT_EQ(p->count, 1, "kept");
+	profile__destroy(p);
+	recording__destroy(r);
 }
