@@ -21,7 +21,7 @@ _tracelloc()
 	--unwind)
 		COMPREPLY=($(compgen -W "auto dwarf fp" -- "$cur"))
 		return ;;
-	-f|--flamegraph|--svg|--pprof)
+	-f|--flamegraph|--svg|--pprof|--suppressions|--timeline)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--snapshot-every)
