@@ -101,7 +101,7 @@ _Static_assert(offsetof(struct k_frame, uc_sigmask) == 8 + 296, "ucontext");
 #define MAX_XSTATE 16384
 #define GADGET_READ (256 << 20)
 
-enum { F_T_WAIT, F_T_BACK, F_M_CLONE, F_M_EXIT, F_C_EXIT, NFRAMES };
+enum { F_T_START, F_T_WAIT, F_T_BACK, F_M_CLONE, F_M_EXIT, F_C_EXIT, NFRAMES };
 
 struct image {
 	uint64_t base;		/* where it goes in the target */
@@ -315,8 +315,9 @@ static void frame_call(struct k_frame *f, uint64_t sigret, const struct user_reg
 }
 
 /*
- * Below the thread's red zone: the FPU state and five frames.
- *   thread: clone(helper) -> [T_WAIT] wait4(helper) -> [T_BACK] where it was
+ * Below the thread's red zone: the FPU state and six frames.
+ *   thread: [T_START] (every signal blocked) clone(helper) -> [T_WAIT]
+ *           wait4(helper) -> [T_BACK] where it was (its own mask again)
  *   helper: (shares the memory) -> [M_CLONE] clone(copy) -> [M_EXIT] exit
  *   copy:   -> [C_EXIT] exit, if it ever runs (tracelloc gone)
  * The helper's pid reaches T_WAIT's rdi through CLONE_PARENT_SETTID; until
@@ -347,6 +348,12 @@ static int build(struct image *im, pid_t pid, const struct user_regs_struct *ori
 	*(uint32_t *)(im->buf + (fp - im->base) + xlen) = FP_XSTATE_MAGIC2;
 
 #define FRAME(i) ((struct k_frame *)(im->buf + (im->frame[i] - im->base)))
+	/* every signal blocked and the clone's registers set in one step, by
+	 * the first rt_sigreturn: no moment where either is half done */
+	frame_call(FRAME(F_T_START), sigret, orig, sys_ret, im->frame[F_T_WAIT], SYS_clone,
+		   CLONE_VM | CLONE_PARENT_SETTID,	/* exit signal 0 */
+		   im->frame[F_M_CLONE], im->frame[F_T_WAIT] + offsetof(struct k_frame, mc.rdi),
+		   0, 0);
 	frame_call(FRAME(F_T_WAIT), sigret, orig, sys_ret, im->frame[F_T_BACK], SYS_wait4,
 		   NO_PID, 0, __WALL, 0, 0);
 	/* back where it was, FPU state too (the helper's frames clear it) */
@@ -433,52 +440,50 @@ static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, char *wh
 }
 
 /* runs the thread's chain until the clone returns: the helper's pid, or
- * negative errno */
+ * negative errno (the thread then waits at the clone's return) */
 static int run_clone(pid_t tid, struct image *im, const struct user_regs_struct *orig,
-		     uint64_t sys_ret)
+		     uint64_t sigret)
 {
+	struct __ptrace_syscall_info info;
 	struct user_regs_struct r = *orig;
 	unsigned long msg = 0;
-	uint64_t all = ~0ULL;
+	bool in_clone = false;
 	int st, err, i;
 
 	if (ptrace(PTRACE_SETOPTIONS, tid, NULL,
-		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACESYSGOOD)) ||
-	    ptrace(PTRACE_SETSIGMASK, tid, (void *)sizeof(all), &all))
+		   (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACESYSGOOD)))
 		return -errno;
-	r.rip = sys_ret;
-	r.rsp = im->frame[F_T_WAIT];
-	r.rax = SYS_clone;
-	r.orig_rax = -1;	/* no restart of the call it was in: the frame does that */
-	r.rdi = CLONE_VM | CLONE_PARENT_SETTID;	/* exit signal 0 */
-	r.rsi = im->frame[F_M_CLONE];
-	r.rdx = im->frame[F_T_WAIT] + offsetof(struct k_frame, mc.rdi);
-	r.r10 = 0;
-	r.r8 = 0;
 	/* one write: before it, the thread is as it was; after it, it goes
-	 * through the chain and back on its own */
+	 * through the chain and back on its own, its first step an
+	 * rt_sigreturn into F_T_START (the frame is read 8 bytes below rsp) */
+	r.rip = sigret;
+	r.rsp = im->frame[F_T_START] + 8;
+	r.orig_rax = -1;	/* no restart of the call it was in: the frame does that */
 	if (ptrace(PTRACE_SETREGS, tid, NULL, &r))
 		return -errno;
-	/* the call's entry, then its event (a helper) or its return (refused) */
-	for (i = 0; i < 2; i++) {
+	/* rt_sigreturn in and out, the clone in, then its event (a helper) or
+	 * its return (refused) */
+	for (i = 0; i < 8; i++) {
 		if (ptrace(PTRACE_SYSCALL, tid, NULL, NULL))
 			return -errno;
 		if ((err = next_stop(tid, &st)))
 			return err;
 		if (!WIFSTOPPED(st))
 			return -ESRCH;
-		/* first the call's entry (SIGTRAP | 0x80), nothing else */
-		if (!i && WSTOPSIG(st) != (SIGTRAP | 0x80))
+		if (EVENT(st) == PTRACE_EVENT_CLONE) {
+			if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg))
+				return -errno;
+			return (int)msg;
+		}
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80) ||
+		    ptrace(PTRACE_GET_SYSCALL_INFO, tid, (void *)sizeof(info), &info) <= 0)
 			return -EPROTO;
+		if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+			in_clone = info.entry.nr == SYS_clone;
+		else if (info.op == PTRACE_SYSCALL_INFO_EXIT && in_clone)
+			return info.exit.rval < 0 ? (int)info.exit.rval : -EPROTO;
 	}
-	if (EVENT(st) == PTRACE_EVENT_CLONE) {
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &msg))
-			return -errno;
-		return (int)msg;
-	}
-	if (ptrace(PTRACE_GETREGS, tid, NULL, &r))
-		return -errno;
-	return (long)r.rax < 0 ? (int)r.rax : -EPROTO;
+	return -EPROTO;
 }
 
 /* the helper: from its first stop through its clone of the copy; the
@@ -570,7 +575,7 @@ int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
 	}
 	if (quiet)
 		quiet(ctx, pid, true);
-	helper = run_clone(t[i].tid, &im, &t[i].regs, sys_ret);
+	helper = run_clone(t[i].tid, &im, &t[i].regs, sigret);
 	if (quiet)
 		quiet(ctx, pid, false);
 	if (helper < 0) {
