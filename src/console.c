@@ -373,6 +373,22 @@ bool console__found_lost(const struct console *c)
 	return c->found_lost;
 }
 
+/* the summary's numbers are the views': what the suppressions left out of
+ * them is said apart (every stack decided now, as the files will be) */
+static void leave_out_suppressed(struct console *c, struct summary *sum)
+{
+	struct profile *p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
+	struct heap_stats *st = &sum->stats;
+
+	if (!p)
+		return;
+	profile__leave_out_suppressed(p, st);
+	sum->suppressed_bytes = p->suppressed.live_bytes;
+	sum->suppressed_count = p->suppressed.live_count;
+	sum->suppressed_stacks = p->suppressed_stacks;
+	profile__destroy(p);
+}
+
 static void print_summary(struct console *c, const char *ending)
 {
 	const struct heap_stats *st = heap__stats(recording__heap(c->rec));
@@ -395,9 +411,9 @@ static void print_summary(struct console *c, const char *ending)
 	if (st->peak_ns / 1e9 > start_s)
 		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
 	sum.leak_checks = console__leak_totals(c, sum.leak_bytes, sum.leak_blocks);
-	sum.suppressed_stacks = recording__suppressed_totals(c->rec, &sum.suppressed_bytes,
-							     &sum.suppressed_count);
 	sum.suppress_rules = recording__suppress_rules(c->rec);
+	if (sum.suppress_rules)
+		leave_out_suppressed(c, &sum);
 	for (i = 0; i < c->nchecked; i++) {
 		sum.leak_snapshots += c->checked[i].snapshot;
 		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)

@@ -53,6 +53,7 @@ enum {
 	OPT_MARK_AFTER,
 	OPT_NO_DEBUGINFOD,
 	OPT_SUPPRESSIONS,
+	OPT_NO_DEFAULT_SUPPRESSIONS,
 };
 
 static const char usage[] =
@@ -124,6 +125,9 @@ static const char usage[] =
 	"                                style rules match (lines leak:PATTERN; * any run, ^ and\n"
 	"                                $ anchors; on a frame's function, file or module;\n"
 	"                                repeatable); the summary says what they left out\n"
+	"      --no-default-suppressions keep the stacks made only of the C and C++ runtimes'\n"
+	"                                own frames, left out by default (libstdc++'s emergency\n"
+	"                                exception pool, the runtimes' start-up allocations)\n"
 	"\n"
 	"Flamegraphs:\n"
 	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
@@ -413,6 +417,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "mark-after", required_argument, NULL, OPT_MARK_AFTER },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "no-default-suppressions", no_argument, NULL, OPT_NO_DEFAULT_SUPPRESSIONS },
 
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
@@ -434,6 +439,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opts->growth_window = 60;
 	opts->short_lived_ms = 1;
 	opts->default_filters = true;
+	opts->default_suppressions = true;
 	opts->unwind = UNWIND_MODE_AUTO;
 
 	opterr = 0;
@@ -531,6 +537,9 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_SUPPRESSIONS:
 			err = add_path(&opts->suppressions, &opts->nsuppressions, optarg);
+			break;
+		case OPT_NO_DEFAULT_SUPPRESSIONS:
+			opts->default_suppressions = false;
 			break;
 
 		case OPT_ALLOCATOR_FRAME:

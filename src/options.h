@@ -44,9 +44,10 @@ struct options {
 	const char **includes;
 	size_t nincludes;
 	bool default_filters;
-	/* suppressions: files of leak:PATTERN lines */
+	/* suppressions: files of leak:PATTERN lines; the built-in rule */
 	const char **suppressions;
 	size_t nsuppressions;
+	bool default_suppressions;
 	/* outputs */
 	bool allocator_frame;
 	bool probe_at_symbol;

@@ -439,3 +439,14 @@ void profile__subtract(struct profile *p, const struct profile_base *b)
 	}
 	p->count = kept;
 }
+
+void profile__leave_out_suppressed(const struct profile *p, struct heap_stats *st)
+{
+	st->live_bytes -= p->suppressed.live_bytes;
+	st->live_count -= p->suppressed.live_count;
+	st->alloc_bytes -= p->suppressed.alloc_bytes;
+	st->alloc_calls -= p->suppressed.alloc_count;
+	st->frees -= p->suppressed.freed;
+	st->peak_live_bytes -= p->suppressed.peak_bytes;
+	st->peak_live_count -= p->suppressed.peak_count;
+}

@@ -92,6 +92,10 @@ struct profile {
 	size_t suppressed_stacks;
 };
 
+/* st less what the suppressed stacks of p hold and did (the numbers the
+ * views show) */
+void profile__leave_out_suppressed(const struct profile *p, struct heap_stats *st);
+
 /* each stack's totals at one moment, for what happened in a window since
  * (the endpoint's ?seconds=N) */
 struct profile_base;

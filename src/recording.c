@@ -50,8 +50,6 @@ struct recording {
 	struct suppressions *supp;
 	uint8_t *verdicts;
 	size_t nverdicts;
-	struct stack_totals last_suppressed;	/* at the last snapshot */
-	size_t last_suppressed_stacks;
 };
 
 enum { VERDICT_NONE, VERDICT_KEPT, VERDICT_SUPPRESSED };
@@ -101,9 +99,7 @@ int recording__suppressions(const struct options *o, struct suppressions **out)
 	size_t i;
 	int line, err;
 
-	/* the built-in rule (the runtimes' own stacks) is not on yet: the
-	 * views and the summary would disagree by what it leaves out */
-	*out = suppress__new(false);
+	*out = suppress__new(o->default_suppressions);
 	if (!*out)
 		return say(-ENOMEM, "cannot build the suppressions");
 	for (i = 0; i < o->nsuppressions; i++) {
@@ -337,21 +333,17 @@ static void suppress(struct recording *r, struct profile *p)
 		if (verdict(r, p, s) == VERDICT_SUPPRESSED) {
 			p->suppressed.live_bytes += s->totals.live_bytes;
 			p->suppressed.live_count += s->totals.live_count;
+			p->suppressed.alloc_bytes += s->totals.alloc_bytes;
+			p->suppressed.alloc_count += s->totals.alloc_count;
+			p->suppressed.freed += s->totals.freed;
+			p->suppressed.peak_bytes += s->totals.peak_bytes;
+			p->suppressed.peak_count += s->totals.peak_count;
 			p->suppressed_stacks++;
 			continue;
 		}
 		p->stacks[kept++] = *s;
 	}
 	p->count = kept;
-	r->last_suppressed = p->suppressed;
-	r->last_suppressed_stacks = p->suppressed_stacks;
-}
-
-size_t recording__suppressed_totals(const struct recording *r, uint64_t *bytes, uint64_t *count)
-{
-	*bytes = r->last_suppressed.live_bytes;
-	*count = r->last_suppressed.live_count;
-	return r->last_suppressed_stacks;
 }
 
 bool recording__suppressed(const struct recording *r, uint32_t stack_id)

@@ -32,8 +32,6 @@ struct suppressions;
 int recording__suppressions(const struct options *o, struct suppressions **out);
 /* a stack left out by the suppressions (decided at a snapshot that had it) */
 bool recording__suppressed(const struct recording *r, uint32_t stack_id);
-/* what the last snapshot left out: live bytes and blocks; how many stacks */
-size_t recording__suppressed_totals(const struct recording *r, uint64_t *bytes, uint64_t *count);
 /* the rules in effect */
 size_t recording__suppress_rules(const struct recording *r);
 

@@ -58,6 +58,15 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 	};
 
 	m.leak_checks = console__leak_totals(r->console, m.leak_bytes, m.leak_blocks);
+	/* the views' numbers: the suppressed stacks left out (new ones decided now,
+	 * before their counts are ever shown, so the counters only grow) */
+	if (recording__suppress_rules(r->rec)) {
+		struct profile *p = recording__snapshot(r->rec, traced__symbolizer(r->traced), false);
+
+		if (p)
+			profile__leave_out_suppressed(p, &m.stats);
+		profile__destroy(p);
+	}
 	recording__rate(r->rec, &m.alloc_calls_per_s, &m.alloc_bytes_per_s);
 	tracer__loss(r->tracer, &m.loss);
 	return metrics__write(out, &m);

@@ -335,6 +335,19 @@ test_endpoint_delta() { # /debug/pprof/allocs?seconds=N (go tool pprof -seconds)
 	stop_listening dl
 }
 
+test_metrics_suppressed() { # --suppressions: /metrics's live bytes are the views' (the suppressed stack left out, as in the summary)
+	need_target lost || return
+	printf 'leak:site_xor\n' >"$T_DIR/ms.supp"
+	start_listening ms lost --suppressions "$T_DIR/ms.supp" -- || return
+	local v
+	curl -s -o "$T_DIR/ms.metrics" "$URL/metrics"
+	v=$(sed -n 's/^tracelloc_live_bytes \([0-9]*\)$/\1/p' "$T_DIR/ms.metrics")
+	stop_listening ms
+	parse_summary "$T_DIR/ms.out" || return
+	assert_grep "$T_DIR/ms.out" '^    suppressed: 500 bytes in 1 allocations, 1 stack, by 2 rules$' "the summary: site_xor left out"
+	assert_eq "$v" "$SUM_LIVE_BYTES" "/metrics: live bytes = the summary's, without site_xor's 500"
+}
+
 test_file_thread_label() { # --per-thread: each sample has a thread label; go tool pprof -tags sums them exactly
 	need_target pool || return
 	TL_ENV=(TL_EXPECT="$T_DIR/t.exp")
