@@ -286,7 +286,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 				   .leaks = leakcheck__leaks(lc) };
 	/* first: the stacks' verdicts, so the suppressed ones leave the classes */
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
-	leaks__suppress(leakcheck__leaks_mut(lc), suppressed, c, &lr.suppressed_bytes,
+	leaks__suppress(leakcheck__leaks(lc), suppressed, c, &lr.suppressed_bytes,
 			&lr.suppressed_blocks);
 	leaks__totals(lr.leaks, bytes, blocks);
 	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;

@@ -460,12 +460,7 @@ void leakcheck__destroy(struct leakcheck *c)
 	free(c);
 }
 
-const struct leaks *leakcheck__leaks(const struct leakcheck *c)
-{
-	return c->leaks;
-}
-
-struct leaks *leakcheck__leaks_mut(struct leakcheck *c)
+struct leaks *leakcheck__leaks(struct leakcheck *c)
 {
 	return c->leaks;
 }

@@ -44,8 +44,8 @@ struct leakcheck_opts {
 int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct leakcheck **out);
 void leakcheck__destroy(struct leakcheck *c);
 
-const struct leaks *leakcheck__leaks(const struct leakcheck *c);
-struct leaks *leakcheck__leaks_mut(struct leakcheck *c);
+/* its blocks, classified (the suppressions may yet take some out) */
+struct leaks *leakcheck__leaks(struct leakcheck *c);
 /* how long the target was stopped */
 double leakcheck__stopped_ms(const struct leakcheck *c);
 /* how long the mark and sweep took (after the copy was made, or stopped) */

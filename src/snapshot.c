@@ -399,7 +399,7 @@ static int wait_stop(pid_t tid, int *status)
 #define EVENT(st) ((unsigned)(st) >> 16)
 
 /* the next stop of tid that is not a stop of the whole process (a SIGSTOP
- * sent meanwhile): resumed with `how` */
+ * sent meanwhile, through which the call goes on) */
 static int next_stop(pid_t tid, int *status)
 {
 	int err, i;
