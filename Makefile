@@ -40,7 +40,8 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
 	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c \
-	      tests/targets/rjem_shim.c tests/targets/static_two.c,$(wildcard tests/targets/*.c))
+	      tests/targets/rjem_shim.c tests/targets/static_two.c tests/targets/named_apr.c,\
+	      $(wildcard tests/targets/*.c))
 TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
 # family.c is linked against each as build/tests/family_NAME
@@ -61,7 +62,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/sleeper.c),$(OUT)/tests/sleeper_static) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
 		$(if $(wildcard tests/targets/static_two.c),$(OUT)/tests/static_two_musl $(OUT)/tests/static_two_glibc) \
-		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so)
+		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so) \
+		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz install uninstall \
@@ -159,6 +161,10 @@ $(OUT)/tests/static_two_musl: tests/targets/static_two.c $(wildcard tests/target
 
 $(OUT)/tests/static_two_glibc: tests/targets/static_two.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) -static $(TARGET_CFLAGS) -o $@ $<
+
+# a program's own allocator that nobody here wrote: Debian's APR pools
+$(OUT)/tests/named_apr: tests/targets/named_apr.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -I/usr/include/apr-1.0 -o $@ $< -lapr-1
 
 # an allocator's own API: tests/targets/api_NAME.c, linked against libNAME
 $(OUT)/tests/api_%: tests/targets/api_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests

@@ -40,6 +40,60 @@ static __always_inline __u64 call_arg(const struct call_args *args, __u32 n)
 	return n >= 1 && n <= 6 ? args->a[n - 1] : 0;
 }
 
+/* a named allocator's call, or a pool's creation: what it takes for
+ * itself is its own memory */
+static __always_inline bool is_named(__u32 fn)
+{
+	return fn == FN_NAMED || fn == FN_POOL_CREATE;
+}
+
+/* a call made at the next depth of a named allocator's: another named
+ * function is part of it, any other allocator's block is the named one's
+ * own memory, sent at its return (leave_under_named) */
+static __always_inline void enter_under_named(struct pt_regs *ctx, struct call_state *s,
+					      __u64 cookie)
+{
+	struct call_args args;
+
+	if (is_named(COOKIE_FN(cookie))) {
+		s->named_depth = s->depth;
+		return;
+	}
+	read_args(ctx, &args);
+	s->in_size = call_arg(&args, COOKIE_SIZE_ARG(cookie));
+	if (COOKIE_COUNT_ARG(cookie))
+		s->in_size = array_size(call_arg(&args, COOKIE_COUNT_ARG(cookie)), s->in_size);
+	s->in_ptr_arg = call_arg(&args, COOKIE_PTR_ARG(cookie));
+	s->in_ret = COOKIE_RET(cookie);
+	s->in_moves = !!(cookie & COOKIE_REALLOC);
+}
+
+/* the return of such a call: the memory it gave the named allocator */
+static __always_inline void leave_under_named(struct pt_regs *ctx, struct call_state *s, __u64 who,
+					      __u32 fn)
+{
+	__u64 ret = PT_REGS_RC(ctx), addr = ret;
+
+	/* a named call inside the named one returned: the depth it was at */
+	if (is_named(fn)) {
+		if (s->depth + 1 == s->named_depth)
+			s->named_depth = s->depth;
+		return;
+	}
+	if (s->depth != s->named_depth)
+		return;
+	if (s->in_ret == RET_SIZE)
+		return;		/* resized in place: its size is not ours to know */
+	if (s->in_ret == RET_AT_PTR &&
+	    ((int)ret != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)s->in_ptr_arg)))
+		return;
+	if (!addr || s->in_size == ~0ULL)
+		return;
+	if (s->in_moves && s->in_ptr_arg)
+		send_ptr_event(EVENT_SLAB_FREE, who, s->in_ptr_arg);
+	send_range(EVENT_SLAB, who, addr, s->in_size);
+}
+
 /* an allocator's call: its size and the block it is given, where its
  * cookie says they are */
 static __always_inline int enter(struct pt_regs *ctx, __u64 who, __u64 cookie)
@@ -53,14 +107,24 @@ static __always_inline int enter(struct pt_regs *ctx, __u64 who, __u64 cookie)
 		count(COUNTER_NO_STATE);
 		return 0;
 	}
-	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call accounts */
-	if (s->depth++ > 0)
+	/* nested (realloc -> malloc, new[] -> new -> malloc): the outer call
+	 * accounts; but under a named allocator's, what it takes for itself */
+	if (s->depth++ > 0) {
+		if (s->named && s->depth == s->named_depth + 1)
+			enter_under_named(ctx, s, cookie);
 		return 0;
+	}
 	read_args(ctx, &args);
 	size = call_arg(&args, COOKIE_SIZE_ARG(cookie));
 	ptr_arg = call_arg(&args, COOKIE_PTR_ARG(cookie));
 	if (COOKIE_COUNT_ARG(cookie))
 		size = array_size(call_arg(&args, COOKIE_COUNT_ARG(cookie)), size);
+	s->named = is_named(COOKIE_FN(cookie));
+	if (s->named) {
+		s->named_index = COOKIE_NAMED(cookie);
+		s->named_depth = 1;
+		s->pool = call_arg(&args, COOKIE_POOL_ARG(cookie));
+	}
 	s->fn = COOKIE_FN(cookie);
 	s->ret = COOKIE_RET(cookie);
 	s->moves = !!(cookie & COOKIE_REALLOC);
@@ -103,7 +167,7 @@ int BPF_KRETPROBE(leave_alloc)
 {
 	__u32 fn = COOKIE_FN(bpf_get_attach_cookie(ctx));
 	struct call_state *s;
-	bool realloc_call, known_old;
+	bool realloc_call, known_old, named;
 	__u8 one = 1;
 	__u64 addr, who;
 
@@ -115,10 +179,18 @@ int BPF_KRETPROBE(leave_alloc)
 	/* no state or depth 0: the entry ran before we attached */
 	if (!s || s->depth == 0)
 		return 0;
-	if (--s->depth > 0)
+	if (--s->depth > 0) {
+		if (s->named)
+			leave_under_named(ctx, s, who, fn);
 		return 0;
+	}
 	/* a block this thread frees from now on is not the one it freed last */
 	s->free_addr = 0;
+	named = s->named;
+	s->named = 0;
+	/* a pool's creation: no block */
+	if (s->fn == FN_POOL_CREATE)
+		return 0;
 
 	addr = returned_block(ctx, s);
 	realloc_call = s->moves;
@@ -141,6 +213,13 @@ int BPF_KRETPROBE(leave_alloc)
 	}
 
 	/* at the return the caller's frame is complete: its return address comes first */
+	if (named) {
+		s->event.pool = s->pool;
+		send_alloc(ctx, s, who, FN_NAMED | (__u32)s->named_index << 8, addr, s->size,
+			   known_old ? s->ptr_arg : 0, false);
+		s->event.pool = 0;
+		return 0;
+	}
 	send_alloc(ctx, s, who, s->fn, addr, s->size, known_old ? s->ptr_arg : 0, false);
 	return 0;
 }
@@ -153,9 +232,13 @@ static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u6
 	if (!ptr)
 		return 0;
 	s = current_state(nested_ok ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	/* released inside a traced call (realloc(p, 0), ...): that call accounts */
-	if (s && s->depth)
+	/* released inside a traced call (realloc(p, 0), ...): that call
+	 * accounts; a named allocator's own memory, by the named code itself */
+	if (s && s->depth) {
+		if (s->named && s->depth == s->named_depth)
+			send_ptr_event(EVENT_SLAB_FREE, who, ptr);
 		return 0;
+	}
 	/* called by another free of the same block (a sized delete calling
 	 * free), the outer one still running: deeper on the stack, at once,
 	 * with no allocation by this thread in between */
@@ -173,6 +256,34 @@ static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u6
 	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
 		return 0;
 	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, who, ptr);
+	return 0;
+}
+
+/* --free-fn: the block in its argument goes, at entry as any free;
+ * --pool-destroy-fn: the pool's blocks go, at every call (a pool's
+ * destruction destroys its subpools) */
+static __always_inline int enter_named_release(struct pt_regs *ctx, __u64 who, __u64 cookie)
+{
+	struct call_args args;
+	struct call_state *s;
+	__u64 ptr;
+
+	read_args(ctx, &args);
+	ptr = call_arg(&args, COOKIE_PTR_ARG(cookie));
+	if (!ptr)
+		return 0;
+	if (COOKIE_FN(cookie) == FN_POOL_DESTROY) {
+		send_ptr_event(EVENT_POOL_DESTROY, who, ptr);
+		return 0;
+	}
+	/* inside a traced call (a named realloc made of named calls): that call accounts */
+	s = current_state(0);
+	if (s && s->depth)
+		return 0;
+	if (sample_bytes &&
+	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
+		return 0;
+	send_ptr_event(EVENT_NAMED_FREE, who, ptr);
 	return 0;
 }
 
@@ -259,6 +370,9 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		return enter_map(who, fn, arg2, 0, arg3, arg1, 0);
 	case FN_MUNMAP:
 		return enter_unmap(who, arg1, arg2);
+	case FN_NAMED_FREE:
+	case FN_POOL_DESTROY:
+		return enter_named_release(ctx, who, cookie);
 	default:	/* an allocator: its arguments are where the cookie says */
 		return enter(ctx, who, cookie);
 	}

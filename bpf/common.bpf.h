@@ -126,6 +126,20 @@ struct call_state {
 	__u64 map_prot;		/* mmap, mprotect */
 	__u64 map_old_addr;	/* mremap; mprotect: its address */
 	__u64 map_old_len;
+	/* inside a named allocator's call (--alloc-fn): what the allocator
+	 * takes for itself there is its own memory, a pool's slab. named:
+	 * the outermost call is one; named_depth: the depth of the innermost
+	 * named call of the chain from it (a named function may call
+	 * another); a call of an allocator at the next depth is a slab's */
+	__u8 named;
+	__u8 named_index;
+	__u8 map_slab;		/* the mmap under way is a slab */
+	__u8 in_ret;		/* the slab's call: enum call_return */
+	__u8 in_moves;		/* the slab's call is a realloc */
+	__u32 named_depth;
+	__u64 pool;		/* the named call's pool argument */
+	__u64 in_size;		/* the slab's call: its size and block given */
+	__u64 in_ptr_arg;
 	/* built here rather than in a per-CPU buffer, which a preempted
 	 * program on the same CPU could overwrite */
 	struct alloc_event event;

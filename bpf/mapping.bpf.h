@@ -127,6 +127,8 @@ static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags
 		return 0;
 	}
 	s->map_fn = s->depth ? 0 : fn;
+	/* by a named allocator's code itself: a slab of its own */
+	s->map_slab = fn == FN_MMAP && s->named && s->depth == s->named_depth;
 	s->in_map_call = 1;
 	s->map_len = len;
 	s->map_flags = flags;
@@ -144,6 +146,12 @@ static __always_inline int leave_map(struct pt_regs *ctx, __u64 who)
 	if (!s)
 		return 0;
 	s->in_map_call = 0;
+	if (s->map_slab) {
+		s->map_slab = 0;
+		if (PT_REGS_RC(ctx) < (__u64)-4095 && (s->map_flags & MAP_ANONYMOUS))
+			send_range(EVENT_SLAB, who, PT_REGS_RC(ctx), page_round(s->map_len));
+		return 0;
+	}
 	if (!s->map_fn)
 		return 0;
 	fn = s->map_fn;

@@ -55,6 +55,15 @@ enum alloc_fn {
 	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
 	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
 	FN_EXIT,		/* exit(): --leak-check holds the process there */
+	/* the program's own allocators (--alloc-fn, --realloc-fn): the
+	 * cookie says where the arguments are, and which of them it is
+	 * (COOKIE_NAMED); an alloc_event's fn carries that index too
+	 * (FN_NAMED_INDEX) */
+	FN_NAMED,
+	FN_NAMED_FREE,		/* --free-fn: entry only */
+	FN_POOL_DESTROY,	/* --pool-destroy-fn: entry only; the pool in the ptr argument */
+	/* --pool-create-fn: no block; what it allocates is the pool's own */
+	FN_POOL_CREATE,
 	FN__COUNT,
 };
 
@@ -71,9 +80,16 @@ enum alloc_fn {
 #define COOKIE_PTR_ARG(c)	(((c) >> 14) & 7)
 #define COOKIE_RET(c)		(((c) >> 17) & 3)	/* enum call_return */
 #define COOKIE_REALLOC		(1U << 19)		/* may move or release the block given */
+#define COOKIE_POOL_ARG(c)	(((c) >> 20) & 7)	/* a named allocator's pool */
+#define COOKIE_NAMED(c)		(((c) >> 24) & (MAX_NAMED_FNS - 1))	/* which one */
 #define MAKE_COOKIE(fn, size_arg, count_arg, ptr_arg, ret, realloc)			\
 	((fn) | (size_arg) << 8 | (count_arg) << 11 | (ptr_arg) << 14 | (ret) << 17 |	\
 	 ((realloc) ? COOKIE_REALLOC : 0))
+
+/* the program's own allocator functions named on the command line */
+#define MAX_NAMED_FNS 64
+/* alloc_event.fn of a named allocator's block: FN_NAMED | index << 8 */
+#define FN_NAMED_INDEX(fn)	(((fn) >> 8) & (MAX_NAMED_FNS - 1))
 
 enum call_return {
 	RET_BLOCK,		/* the block, or 0 */
@@ -120,6 +136,16 @@ enum event_type {
 	/* struct ptr_event: the process called exit() and is stopped there,
 	 * its memory whole (--leak-check); the daemon scans it, then lets it go */
 	EVENT_EXITING,
+	/* struct ptr_event: a named free function released addr (a block of
+	 * a named allocator's, never its own memory) */
+	EVENT_NAMED_FREE,
+	/* struct range_event: memory a named allocator took for itself (from
+	 * malloc, mmap...) inside its own call: its pools' slabs */
+	EVENT_SLAB,
+	/* struct ptr_event: such memory released inside a named allocator's call */
+	EVENT_SLAB_FREE,
+	/* struct ptr_event: a named pool (addr) was destroyed: its blocks go */
+	EVENT_POOL_DESTROY,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */
@@ -242,7 +268,8 @@ struct alloc_event {
 	unsigned long long addr;
 	unsigned long long size;	/* as requested by the caller */
 	unsigned long long old_addr;	/* realloc/reallocarray: the block passed in, else 0 */
-	unsigned short fn;		/* enum alloc_fn */
+	unsigned long long pool;	/* a named allocator's pool argument, else 0 */
+	unsigned short fn;		/* enum alloc_fn (FN_NAMED: and its index) */
 	unsigned short maps_gen;	/* low bits of the generation of the maps (maps_gen) */
 	int stack_len;			/* frames in stack[], or negative errno of the capture */
 	/* user return addresses, innermost first; only stack_len entries are sent */

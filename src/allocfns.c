@@ -42,10 +42,26 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_THREAD_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_MAPS_CHANGE] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
+	/* the program's own: their cookies come from named.c */
+	[FN_NAMED] = { .kind = CALL_ALLOC },
+	[FN_NAMED_FREE] = { .kind = CALL_FREE, .entry_only = true },
+	[FN_POOL_DESTROY] = { .kind = CALL_FREE, .entry_only = true },
+	[FN_POOL_CREATE] = { .kind = CALL_ALLOC },
 };
+
+/* the names of the program's own allocators, by their index */
+static const char *named_names[MAX_NAMED_FNS];
+
+void allocfns__set_named_name(unsigned int index, const char *name)
+{
+	if (index < MAX_NAMED_FNS)
+		named_names[index] = name;
+}
 
 const struct alloc_fn_info *allocfns__info(uint32_t fn)
 {
+	if ((fn & 0xff) == FN_NAMED)
+		fn = FN_NAMED;
 	return fn > FN_NONE && fn < FN__COUNT ? &fns[fn] : NULL;
 }
 
@@ -62,5 +78,7 @@ const char *allocfns__name(uint32_t fn)
 {
 	const struct alloc_fn_info *f = allocfns__info(fn);
 
+	if ((fn & 0xff) == FN_NAMED && named_names[FN_NAMED_INDEX(fn)])
+		return named_names[FN_NAMED_INDEX(fn)];
 	return f && f->name ? f->name : "[allocator]";
 }

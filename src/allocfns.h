@@ -38,7 +38,10 @@ struct alloc_fn_info {
 const struct alloc_fn_info *allocfns__info(uint32_t fn);
 /* the cookie of fn's probes */
 uint64_t allocfns__cookie(uint32_t fn);
-/* "malloc", "operator new[]"; "[allocator]" for a function with no name */
+/* a named allocator's name (--alloc-fn), for the views: kept, not copied */
+void allocfns__set_named_name(unsigned int index, const char *name);
+/* "malloc", "operator new[]", a named allocator's; "[allocator]" for a
+ * function with no name */
 const char *allocfns__name(uint32_t fn);
 
 #endif

@@ -18,6 +18,7 @@
 #include "closer.h"
 #include "maps.h"
 #include "allocfns.h"
+#include "named.h"
 #include "probesite.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
@@ -25,7 +26,9 @@
 /* where a probe_def is looked for: glibc's libc, libstdc++, ld.so, or a
  * library of another allocator family that replaces malloc (is_library) */
 enum library {
-	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL, LIB__COUNT
+	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL,
+	LIB_NAMED,	/* the program's own allocators (named.h), in any object */
+	LIB__COUNT
 };
 
 static const char *const family_names[LIB__COUNT] = {
@@ -35,6 +38,7 @@ static const char *const family_names[LIB__COUNT] = {
 	[LIB_TCMALLOC] = "tcmalloc",
 	[LIB_MIMALLOC] = "mimalloc",
 	[LIB_MUSL] = "musl",
+	[LIB_NAMED] = "named",
 };
 
 const char *attach__families(void)
@@ -46,7 +50,7 @@ const char *attach__families(void)
 	if (list[0])
 		return list;
 	for (lib = 0; lib < LIB__COUNT; lib++)
-		if (lib != LIB_STDCXX && lib != LIB_LD && family_names[lib])
+		if (lib != LIB_STDCXX && lib != LIB_LD && lib != LIB_NAMED && family_names[lib])
 			len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
 					family_names[lib]);
 	return list;
@@ -82,11 +86,13 @@ const char *attach__families(void)
 	{ "_ZdlPvmSt11align_val_t", FN_FREE_NESTED, lib },				\
 	{ "_ZdaPvmSt11align_val_t", FN_FREE_NESTED, lib }
 
-static const struct probe_def {
+struct probe_def {
 	const char *symbol;
 	enum alloc_fn fn;	/* its row in allocfns.c */
 	enum library lib;
-} probe_defs[] = {
+};
+
+static const struct probe_def probe_defs[] = {
 	/* free and the thread-exit hook first: attached before the allocators,
 	 * a block allocated under our probes is never released unseen */
 	{ "free", FN_FREE, LIB_C },
@@ -160,6 +166,7 @@ struct site {
 	size_t object;		/* index into objects */
 	uint64_t file_offset;	/* where the probe goes */
 	uint64_t shift;		/* past the symbol, for an entry-only probe */
+	uint64_t cookie;	/* its probes' */
 };
 
 /* a file, as the maps name it */
@@ -189,8 +196,11 @@ struct attach {
 	struct attach_opts opts;
 	struct object *objects;
 	size_t nobjects;
-	struct site sites[NUM_DEFS];
+	/* the allocators' functions, then those of the program's own (named) */
+	struct site sites[NUM_DEFS + 2 * MAX_NAMED_FNS];
 	size_t nsites;
+	size_t nfamily_sites;	/* of probe_defs: one allocator is what we trace */
+	struct probe_def named_defs[MAX_NAMED_FNS];
 	bool multi;		/* one uprobe_multi link per object and direction */
 	struct bpf_link **links; /* otherwise one perf-event link per probe */
 	size_t nlinks;
@@ -220,6 +230,7 @@ struct attach {
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts)
 {
 	struct attach *a = calloc(1, sizeof(*a));
+	size_t i;
 
 	if (!a)
 		return NULL;
@@ -227,6 +238,17 @@ struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct a
 	a->pid = pid;
 	if (opts)
 		a->opts = *opts;
+	for (i = 0; a->opts.named && i < a->opts.named->count; i++) {
+		static const enum alloc_fn fns[] = {
+			[NAMED_ALLOC] = FN_NAMED, [NAMED_REALLOC] = FN_NAMED,
+			[NAMED_FREE] = FN_NAMED_FREE, [NAMED_POOL_DESTROY] = FN_POOL_DESTROY,
+			[NAMED_POOL_CREATE] = FN_POOL_CREATE,
+		};
+		const struct named_fn *f = &a->opts.named->fn[i];
+
+		a->named_defs[i] = (struct probe_def){ .symbol = f->symbol, .fn = fns[f->kind],
+						       .lib = LIB_NAMED };
+	}
 	return a;
 }
 
@@ -341,6 +363,8 @@ struct elf_scan {
 	 * calls go */
 	bool shared;
 	uint64_t r_debug;		/* ld.so's _r_debug, its vaddr; 0: none */
+	const struct named_fns *named;	/* looked for as well */
+	uint64_t named_vaddr[MAX_NAMED_FNS];
 };
 
 static const struct { const char *name; unsigned int mark; } markers[] = {
@@ -396,6 +420,9 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		for (j = 0; j < sizeof(markers) / sizeof(markers[0]); j++)
 			if (!strcmp(name, markers[j].name))
 				scan->marks |= markers[j].mark;
+		for (j = 0; scan->named && j < scan->named->count; j++)
+			if (!scan->named_vaddr[j] && !strcmp(name, scan->named->fn[j].symbol))
+				scan->named_vaddr[j] = sym.st_value;
 		for (j = 0; j < NUM_DEFS; j++) {
 			bool prefixed = probe_defs[j].lib == LIB_JEMALLOC && base != name;
 
@@ -432,7 +459,7 @@ static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *
 	}
 }
 
-static int scan_elf(Elf *elf, struct elf_scan *scan)
+static int scan_elf(Elf *elf, struct elf_scan *scan, const struct named_fns *named)
 {
 	Elf_Scn *scn = NULL;
 	enum library linked = LIB__COUNT;
@@ -441,6 +468,7 @@ static int scan_elf(Elf *elf, struct elf_scan *scan)
 	bool libc;
 
 	memset(scan, 0, sizeof(*scan));
+	scan->named = named;
 	scan->family = LIB__COUNT;
 	scan->linked_libc = LIB__COUNT;
 	if (elf_kind(elf) != ELF_K_ELF)
@@ -589,6 +617,10 @@ struct file_facts {
 	bool has_offset[NUM_DEFS];
 	uint64_t offset[NUM_DEFS];	/* of each def's vaddr in the file */
 	uint64_t shift[NUM_DEFS];
+	/* the program's own allocators' (named.h) */
+	bool has_named[MAX_NAMED_FNS];
+	uint64_t named_offset[MAX_NAMED_FNS];
+	uint64_t named_shift[MAX_NAMED_FNS];
 };
 
 #define MAX_FILE_FACTS 1024
@@ -616,7 +648,7 @@ static struct file_facts *read_facts(const struct attach *a, int fd, const struc
 		free(f);
 		return NULL;	/* not ELF: nothing we can probe */
 	}
-	f->err = scan_elf(elf, &f->scan);
+	f->err = scan_elf(elf, &f->scan, a->opts.named);
 	if (!f->err && f->scan.r_debug)
 		f->delta_err = code_delta(elf, map_offset, &f->code_delta);
 	for (j = 0; !f->err && j < NUM_DEFS; j++) {
@@ -624,6 +656,13 @@ static struct file_facts *read_facts(const struct attach *a, int fd, const struc
 			continue;
 		f->has_offset[j] = true;
 		f->shift[j] = entry_shift(a, fd, &probe_defs[j], f->offset[j]);
+	}
+	for (j = 0; !f->err && a->opts.named && j < a->opts.named->count; j++) {
+		if (!f->scan.named_vaddr[j] ||
+		    vaddr_to_offset(elf, f->scan.named_vaddr[j], &f->named_offset[j]))
+			continue;
+		f->has_named[j] = true;
+		f->named_shift[j] = entry_shift(a, fd, &a->named_defs[j], f->named_offset[j]);
 	}
 	elf_end(elf);
 	return f;
@@ -656,6 +695,49 @@ static const struct file_facts *facts_of(const struct attach *a, int fd, uint64_
 	file_facts = f;
 	nfile_facts++;
 	return f;
+}
+
+static int add_site(struct attach *a, const struct probe_def *def, const struct mapping *m, int fd,
+		    bool *any, uint64_t offset, uint64_t shift)
+{
+	int err;
+
+	if (!*any) {
+		err = add_object(a, m->path, fd);
+		if (err)
+			return err;
+		*any = true;
+	}
+	if (site_at(a, a->nobjects - 1, offset + shift))
+		return 0;
+	if (a->nsites == sizeof(a->sites) / sizeof(a->sites[0]))
+		return -E2BIG;
+	a->sites[a->nsites++] = (struct site){ .def = def, .object = a->nobjects - 1,
+					       .file_offset = offset + shift, .shift = shift,
+					       .cookie = named__cookie(a->opts.named, def - a->named_defs) };
+	a->objects[a->nobjects - 1].sites[def->lib]++;
+	return 0;
+}
+
+/* the program's own allocators defined in the object */
+static int examine_named(struct attach *a, const struct mapping *m, const struct file_facts *f,
+			 int fd, bool *any)
+{
+	size_t j;
+	int err;
+
+	for (j = 0; a->opts.named && j < a->opts.named->count; j++) {
+		if (!f->has_named[j] ||
+		    !named__in_object(&a->opts.named->fn[j], m->path, f->scan.soname))
+			continue;
+		err = add_site(a, &a->named_defs[j], m, fd, any, f->named_offset[j],
+			       f->named_shift[j]);
+		if (err)
+			return err;
+		if (*any)
+			a->objects[a->nobjects - 1].library = f->scan.soname[0] != '\0';
+	}
+	return 0;
 }
 
 /* records the sites one mapped object offers; *foreign set when it is an
@@ -706,7 +788,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 			continue;
 		offset = f->offset[j];
 		/* a second glibc, from another file: one allocator is what we trace */
-		if (a->nsites == NUM_DEFS) {
+		if (a->nfamily_sites == NUM_DEFS) {
 			*foreign = true;
 			goto out;
 		}
@@ -725,13 +807,16 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].object = a->nobjects - 1;
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
+		a->sites[a->nsites].cookie = allocfns__cookie(probe_defs[j].fn);
 		a->nsites++;
+		a->nfamily_sites++;
 		/* the allocator's functions, as the user knows them */
 		/* the functions of a family: exit is the leak check's, not its */
 		if (probe_defs[j].lib != LIB_LD && !maps_call(&probe_defs[j]) &&
 		    probe_defs[j].fn != FN_EXIT)
 			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
 	}
+	err = examine_named(a, m, f, fd, &any);
 out:
 	free(uncached);
 	close(fd);
@@ -1010,7 +1095,7 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 		if (site->object != object || (retprobe && entry_only(site->def)))
 			continue;
 		offsets[n] = site->file_offset;
-		cookies[n] = allocfns__cookie(site->def->fn);
+		cookies[n] = site->cookie;
 		n++;
 	}
 	if (!n)
@@ -1036,7 +1121,7 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 static int attach_one(struct attach *a, const struct site *site, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe,
-		    .bpf_cookie = allocfns__cookie(site->def->fn));
+		    .bpf_cookie = site->cookie);
 	struct bpf_program *prog = retprobe ? a->skel->progs.leave_alloc
 					    : a->skel->progs.enter_call;
 	struct bpf_link *link;
@@ -1160,8 +1245,9 @@ int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, i
 
 		int lib, functions = 0;
 
+		/* a program's own allocator is not one, whose mmap is its own */
 		for (lib = 0; lib < LIB__COUNT; lib++)
-			functions += o->sites[lib];
+			functions += lib == LIB_NAMED ? 0 : o->sites[lib];
 		/* ld.so, probed for its hook only, is the loader (attach__loader) */
 		if (!o->mapped || !o->library || !functions)
 			continue;
@@ -1182,6 +1268,20 @@ bool attach__go(const struct attach *a)
 	return a->go;
 }
 
+
+int attach__named_missing(const struct attach *a)
+{
+	size_t i, j;
+
+	for (i = 0; a->opts.named && i < a->opts.named->count; i++) {
+		for (j = 0; j < a->nsites; j++)
+			if (a->sites[j].def == &a->named_defs[i])
+				break;
+		if (j == a->nsites)
+			return (int)i;
+	}
+	return -1;
+}
 
 const char *attach__culprit(const struct attach *a)
 {

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 struct tracelloc_bpf;
+struct named_fns;
 
 /*
  * Finds the allocator entry points (glibc, libstdc++) in the objects a process
@@ -24,6 +25,8 @@ struct attach_opts {
 	bool hold_at_exit;
 	/* closes the uprobe_multi links once they go; NULL: at once */
 	struct closer *closer;
+	/* the program's own allocator functions, probed too; NULL: none */
+	const struct named_fns *named;
 };
 
 struct attach *attach__new(struct tracelloc_bpf *skel, pid_t pid, const struct attach_opts *opts);
@@ -69,6 +72,9 @@ bool attach__go(const struct attach *a);
 /* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
 const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);
+/* the first of the named functions (attach_opts.named) that no object
+ * probed so far defines; -1: none */
+int attach__named_missing(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */
 const char *attach__link_kind(const struct attach *a);

@@ -10,6 +10,7 @@
 #include "console.h"
 #include "events.h"
 #include "heap.h"
+#include "pools.h"
 #include "http.h"
 #include "leakcheck.h"
 #include "leaks.h"
@@ -259,7 +260,8 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 {
 	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .quiet = quiet,
 				     .ctx = c, .snapshot = live,
-				     .attached_late = !c->opts->command };
+				     .attached_late = !c->opts->command,
+				     .pools = recording__pools(c->rec) };
 	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
 				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR") };
 	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
@@ -418,6 +420,10 @@ static void print_summary(struct console *c, const char *ending)
 		sum.leak_snapshots += c->checked[i].snapshot;
 		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)
 			sum.leak_stopped_ms = c->checked[i].stopped_ms;
+	}
+	if (recording__pools(c->rec)) {
+		sum.named = true;
+		pools__own(recording__pools(c->rec), &sum.own_bytes, &sum.own_count);
 	}
 	tracer__loss(c->tracer, &sum.loss);
 	report__summary(c->report_out, &sum);

@@ -17,6 +17,7 @@
 #include "events.h"
 #include "threads.h"
 #include "heap.h"
+#include "pools.h"
 #include "tracelloc.h"
 
 /*
@@ -64,6 +65,7 @@ struct events {
 	struct head *heads;		/* merge()'s heap, one slot per ring */
 	int nrings;
 	struct heap *heap;
+	struct pools *pools;		/* NULL: no named allocator */
 	uint64_t malformed;
 	bool follow_exec;		/* an exec starts a new heap instead of ending */
 	/* an exec or a fork: nothing is read until events__resume() */
@@ -82,6 +84,31 @@ struct events {
 	uint64_t last_gap_ns;
 	bool last_gap_writing;
 };
+
+/* a block, with the program's own allocators about: theirs are indexed
+ * by pool and page, and any block where one was replaces it there */
+static int pools_alloc(struct events *e, const struct alloc_event *ev, uint64_t tag,
+		       unsigned short fn, const uint64_t *frames, int nframes)
+{
+	uint64_t addr = ev->addr | tag, old = ev->old_addr ? ev->old_addr | tag : 0;
+	bool named = (fn & 0xff) == FN_NAMED;
+	int err;
+
+	/* the pool's index is as of the block's birth: a block that was
+	 * there before (its free lost) is not the pool's any more */
+	if (!named || !old)
+		pools__forget(e->pools, addr);
+	if (old)
+		err = heap__realloc_done(e->heap, ev->tid, old, addr, ev->size, ev->ts_ns, fn,
+					 frames, nframes);
+	else
+		err = heap__alloc(e->heap, ev->tid, addr, ev->size, ev->ts_ns, fn, frames, nframes);
+	if (err || !named)
+		return err;
+	if (old)
+		return pools__move(e->pools, old, addr);
+	return pools__block(e->pools, addr, ev->pool ? ev->pool | tag : 0);
+}
 
 static int handle_alloc(struct events *e, const struct slot_sink *k,
 			const struct alloc_event *ev, size_t size)
@@ -133,6 +160,8 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
+	if (e->pools)
+		return pools_alloc(e, ev, tag, fn, frames, nframes);
 	if (ev->old_addr)
 		return heap__realloc_done(e->heap, ev->tid, ev->old_addr | tag, ev->addr | tag,
 					  ev->size, ev->ts_ns, fn, frames, nframes);
@@ -176,6 +205,8 @@ static int handle_range(struct events *e, const void *data, size_t size, uint64_
 		return 0;
 	}
 	len = ((const struct range_event *)data)->len;
+	if (e->pools && ev->type != EVENT_RESERVE)
+		pools__unmap(e->pools, ev->tid, ev->addr | tag, len);
 	if (ev->type == EVENT_RESERVE)
 		return heap__reserve(e->heap, ev->addr | tag, len);
 	if (ev->type == EVENT_DECOMMIT)
@@ -230,10 +261,37 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_ALLOC:
 		return handle_alloc(e, k, data, size);
 	case EVENT_FREE:
+		/* a slab of a named allocator's is not the heap's */
+		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag))
+			return 0;
 		heap__free(e->heap, ev->tid, ev->addr | tag);
+		if (e->pools)
+			pools__forget(e->pools, ev->addr | tag);
 		return 0;
+	case EVENT_NAMED_FREE:
+		heap__free(e->heap, ev->tid, ev->addr | tag);
+		if (e->pools)
+			pools__forget(e->pools, ev->addr | tag);
+		return 0;
+	case EVENT_SLAB_FREE:
+		if (e->pools)
+			pools__free_slab(e->pools, ev->tid, ev->addr | tag);
+		return 0;
+	case EVENT_POOL_DESTROY:
+		if (e->pools)
+			pools__destroy_pool(e->pools, ev->tid, ev->addr | tag);
+		return 0;
+	case EVENT_SLAB:
+		if (size < sizeof(struct range_event)) {
+			e->malformed++;
+			return 0;
+		}
+		return e->pools ? pools__slab(e->pools, ev->addr | tag,
+					      ((const struct range_event *)data)->len) : 0;
 	case EVENT_EXIT_FREE:
 		heap__exit_free(e->heap, ev->tid, ev->addr | tag);
+		if (e->pools)
+			pools__forget(e->pools, ev->addr | tag);
 		return 0;
 	case EVENT_REALLOC_BEGIN:
 		heap__realloc_begin(e->heap, ev->tid, ev->addr | tag);
@@ -621,6 +679,11 @@ bool events__pending(const struct events *e, struct events_pending *pend)
 	if (e->pending)
 		*pend = e->pend;
 	return e->pending;
+}
+
+void events__set_pools(struct events *e, struct pools *pools)
+{
+	e->pools = pools;
 }
 
 void events__set_heap(struct events *e, struct heap *heap)

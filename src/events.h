@@ -69,6 +69,9 @@ struct events_pending {
 };
 bool events__pending(const struct events *e, struct events_pending *pend);
 /* the heap records go to from now on */
+/* the program's own allocators' records go there too; NULL: none */
+struct pools;
+void events__set_pools(struct events *e, struct pools *pools);
 void events__set_heap(struct events *e, struct heap *heap);
 /* reading goes on past the pending record */
 void events__resume(struct events *e);

@@ -21,6 +21,7 @@
 #include "heap.h"
 #include "leakcheck.h"
 #include "leaks.h"
+#include "pools.h"
 #include "processes.h"
 #include "snapshot.h"
 
@@ -45,6 +46,9 @@ struct leakcheck {
 		uint64_t start, end;
 	} *own;
 	size_t nown, own_cap;
+	/* the named allocators' slabs: roots but for the blocks inside */
+	struct range *slabs;
+	size_t nslabs;
 };
 
 /* through /proc/PID/mem, not process_vm_readv: that pins the pages it
@@ -213,6 +217,33 @@ static int add_blocks(struct leakcheck *c, struct heap *heap, uint64_t tag)
 	return leaks__seal(c->leaks);
 }
 
+/*
+ * The memory the program's own allocators took for themselves: what in it
+ * is not one of their blocks is theirs, their pools' headers and lists,
+ * which may hold the program's pointers (APR's cleanups point at blocks
+ * of the pool): a root, as the allocator's memory is under -p.
+ */
+static int add_slabs(struct leakcheck *c, const struct pools *pools, uint64_t tag)
+{
+	uint64_t addr, len;
+	size_t pos = 0, n = 0;
+
+	while (pools && pools__next_slab(pools, &pos, &addr, &len))
+		n += (addr & PROC_MASK) == tag;
+	if (!n)
+		return 0;
+	c->slabs = calloc(n, sizeof(*c->slabs));
+	if (!c->slabs)
+		return -ENOMEM;
+	pos = 0;
+	while (pools__next_slab(pools, &pos, &addr, &len))
+		if ((addr & PROC_MASK) == tag && c->nslabs < n) {
+			addr &= ~PROC_MASK;
+			c->slabs[c->nslabs++] = (struct range){ addr, addr + len };
+		}
+	return 0;
+}
+
 /* the stack pointer of a thread inside [start, end), or 0 */
 static uint64_t stack_in(const struct leakcheck *c, uint64_t start, uint64_t end)
 {
@@ -308,6 +339,8 @@ static int maps_roots(struct leakcheck *c)
 
 	for (i = 0; i < c->nown && !err; i++)
 		err = leaks__root_range(c->leaks, c->own[i].start, c->own[i].end, false);
+	for (i = 0; i < c->nslabs && !err; i++)
+		err = leaks__root_range(c->leaks, c->slabs[i].start, c->slabs[i].end, true);
 	snprintf(path, sizeof(path), "/proc/%d/maps", c->read_pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -407,12 +440,16 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 		t1 = clock__now_ns();
 		err = add_blocks(c, heap, o->tag);
 		if (!err)
+			err = add_slabs(c, o->pools, o->tag);
+		if (!err)
 			err = scan_copy(c, o);
 		c->scan_ms = (clock__now_ns() - t1) / 1e6;
 	} else {
 		t1 = clock__now_ns();
 		if (!err)
 			err = add_blocks(c, heap, o->tag);
+		if (!err)
+			err = add_slabs(c, o->pools, o->tag);
 		if (!err)
 			err = scan(c);
 		c->scan_ms = (clock__now_ns() - t1) / 1e6;
@@ -457,6 +494,7 @@ void leakcheck__destroy(struct leakcheck *c)
 		close(c->mem_fd);
 	free(c->threads);
 	free(c->own);
+	free(c->slabs);
 	free(c);
 }
 

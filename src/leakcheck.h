@@ -24,6 +24,8 @@
 struct leakcheck;
 struct heap;
 
+struct pools;
+
 struct leakcheck_opts {
 	pid_t pid;
 	uint64_t tag;		/* the process's number on its blocks (processes.h), 0 with one */
@@ -34,6 +36,8 @@ struct leakcheck_opts {
 	/* the records sent until the stop, read into the heap; and, while a
 	 * snapshot is scanned, those sent since */
 	void (*drain)(void *ctx);
+	/* the program's own allocators' memory (their slabs), else NULL */
+	const struct pools *pools;
 	/* the process's forks are not followed (the snapshot's) while on */
 	void (*quiet)(void *ctx, pid_t pid, bool on);
 	void *ctx;

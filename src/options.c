@@ -53,6 +53,11 @@ enum {
 	OPT_MARK_AFTER,
 	OPT_NO_DEBUGINFOD,
 	OPT_SUPPRESSIONS,
+	OPT_ALLOC_FN,
+	OPT_REALLOC_FN,
+	OPT_FREE_FN,
+	OPT_POOL_DESTROY_FN,
+	OPT_POOL_CREATE_FN,
 	OPT_NO_DEFAULT_SUPPRESSIONS,
 };
 
@@ -128,6 +133,16 @@ static const char usage[] =
 	"      --no-default-suppressions keep the stacks made only of the C and C++ runtimes'\n"
 	"                                own frames, left out by default (libstdc++'s emergency\n"
 	"                                exception pool, the runtimes' start-up allocations)\n"
+	"\n"
+	"The program's own allocators ([LIB:]NAME, argN its Nth integer argument, 1-6;\n"
+	"repeatable; what they take from malloc for themselves is counted apart):\n"
+	"      --alloc-fn SPEC           NAME:size=argN[,pool=argM]: returns a block of that\n"
+	"                                size (from that pool)\n"
+	"      --realloc-fn SPEC         NAME:ptr=argN,size=argM: moves a block to that size\n"
+	"      --free-fn SPEC            NAME:ptr=argN: releases a block\n"
+	"      --pool-destroy-fn SPEC    NAME:pool=argN: releases every block of the pool (a\n"
+	"                                pool's clear too)\n"
+	"      --pool-create-fn NAME     what NAME allocates is the pool's own memory\n"
 	"\n"
 	"Flamegraphs:\n"
 	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
@@ -313,6 +328,16 @@ void options__free(struct options *opts)
 	free(opts->includes);
 	free(opts->suppressions);
 	opts->excludes = opts->includes = opts->suppressions = NULL;
+	named__free(&opts->named);
+}
+
+static int add_named(struct options *opts, enum named_kind kind, const char *spec)
+{
+	char why[160];
+
+	if (named__add(&opts->named, kind, spec, why, sizeof(why)))
+		return bad("invalid %s '%s': %s", named__option(kind), spec, why);
+	return 0;
 }
 
 /* a byte count with an optional K, M or G suffix, at most 1G; false if not one */
@@ -417,6 +442,11 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "mark-after", required_argument, NULL, OPT_MARK_AFTER },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+		{ "alloc-fn", required_argument, NULL, OPT_ALLOC_FN },
+		{ "realloc-fn", required_argument, NULL, OPT_REALLOC_FN },
+		{ "free-fn", required_argument, NULL, OPT_FREE_FN },
+		{ "pool-destroy-fn", required_argument, NULL, OPT_POOL_DESTROY_FN },
+		{ "pool-create-fn", required_argument, NULL, OPT_POOL_CREATE_FN },
 		{ "no-default-suppressions", no_argument, NULL, OPT_NO_DEFAULT_SUPPRESSIONS },
 
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
@@ -540,6 +570,13 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_NO_DEFAULT_SUPPRESSIONS:
 			opts->default_suppressions = false;
+			break;
+		case OPT_ALLOC_FN:
+		case OPT_REALLOC_FN:
+		case OPT_FREE_FN:
+		case OPT_POOL_DESTROY_FN:
+		case OPT_POOL_CREATE_FN:
+			err = add_named(opts, (enum named_kind)(c - OPT_ALLOC_FN), optarg);
 			break;
 
 		case OPT_ALLOCATOR_FRAME:

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "named.h"
 #include "profile.h"
 #include "report.h"
 #include "tracelloc.h"
@@ -48,6 +49,7 @@ struct options {
 	const char **suppressions;
 	size_t nsuppressions;
 	bool default_suppressions;
+	struct named_fns named;		/* --alloc-fn and the rest */
 	/* outputs */
 	bool allocator_frame;
 	bool probe_at_symbol;

@@ -14,6 +14,7 @@
 #include "processes.h"
 #include "profile.h"
 #include "recording.h"
+#include "pools.h"
 #include "suppress.h"
 #include "say.h"
 #include "symbolize.h"
@@ -24,6 +25,7 @@ struct recording {
 	const struct options *opts;
 	struct events *events;
 	struct heap *heap;
+	struct pools *pools;		/* the program's own allocators', else NULL */
 	struct growth *growth;		/* --sort growth or --tui, else NULL */
 	struct timeline *timeline;	/* --timeline, else NULL */
 	struct threads *threads;	/* --per-thread, else NULL */
@@ -136,6 +138,9 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 	r->events = events__new(ncpus, ring_bytes, r->heap);
 	if (!r->events)
 		return say(-errno, "cannot create the BPF ring buffers");
+	if (o->named.count && !(r->pools = pools__new(r->heap)))
+		return say(-ENOMEM, "cannot start");
+	events__set_pools(r->events, r->pools);
 	events__follow_exec(r->events, !o->no_follow_exec);
 	events__set_frames_fn(r->events, map_frames);
 	if (o->per_thread) {
@@ -163,6 +168,7 @@ void recording__destroy(struct recording *r)
 	filter__destroy(r->filter);
 	processes__destroy(r->processes);
 	events__destroy(r->events);
+	pools__destroy(r->pools);
 	heap__destroy(r->heap);
 	free(r);
 }
@@ -170,6 +176,11 @@ void recording__destroy(struct recording *r)
 struct events *recording__events(const struct recording *r)
 {
 	return r->events;
+}
+
+struct pools *recording__pools(const struct recording *r)
+{
+	return r->pools;
 }
 
 struct heap *recording__heap(const struct recording *r)
@@ -383,9 +394,15 @@ struct profile *recording__snapshot(struct recording *r, struct symbolizer *sym,
 int recording__reset(struct recording *r)
 {
 	struct heap *heap = new_heap(r->opts);
+	struct pools *pools = NULL;
 
-	if (!heap)
+	if (!heap || (r->pools && !(pools = pools__new(heap)))) {
+		heap__destroy(heap);
 		return -ENOMEM;
+	}
+	pools__destroy(r->pools);
+	r->pools = pools;
+	events__set_pools(r->events, pools);
 	/* the old program's stacks are gone: so is their history */
 	if (r->growth) {
 		growth__destroy(r->growth);
@@ -402,6 +419,8 @@ int recording__reset(struct recording *r)
 void recording__drop_process(struct recording *r, uint32_t idx, const char *how)
 {
 	heap__drop_tag(r->heap, PROC_TAG(idx), PROC_MASK);
+	if (r->pools)
+		pools__drop_tag(r->pools, PROC_TAG(idx), PROC_MASK);
 	processes__ended(r->processes, idx, how);
 }
 
@@ -428,8 +447,12 @@ static void retag_frames(void *ctx, const uint64_t *frames, uint32_t n, uint64_t
 int recording__copy_process(struct recording *r, uint32_t from, uint32_t to)
 {
 	struct retag_ctx rc = { .to = to };
+	int err;
 
-	return heap__copy_tag(r->heap, PROC_TAG(from), PROC_TAG(to), PROC_MASK, retag_frames, &rc);
+	err = heap__copy_tag(r->heap, PROC_TAG(from), PROC_TAG(to), PROC_MASK, retag_frames, &rc);
+	if (!err && r->pools)
+		err = pools__copy_tag(r->pools, PROC_TAG(from), PROC_TAG(to), PROC_MASK);
+	return err;
 }
 
 void recording__begin(struct recording *r)

@@ -43,6 +43,9 @@ void recording__destroy(struct recording *r);
 
 struct events *recording__events(const struct recording *r);
 struct heap *recording__heap(const struct recording *r);
+/* the program's own allocators' memory (--alloc-fn ...), else NULL */
+struct pools;
+struct pools *recording__pools(const struct recording *r);
 /* several processes: their numbers and symbolizers; else NULL */
 struct processes *recording__processes(const struct recording *r);
 /* --timeline, else NULL */

@@ -54,7 +54,7 @@ void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now
 void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
-	char alloc_h[32], live_h[32], peak_h[32];
+	char alloc_h[32], live_h[32], peak_h[32], own_h[32];
 	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
@@ -87,6 +87,12 @@ void report__summary(FILE *out, const struct summary *s)
 		st->unknown_frees);
 	fprintf(out, "    live allocations: %" PRIu64 " (%" PRIu64 " bytes, %s)\n", st->live_count,
 		st->live_bytes, live_h);
+	if (s->named) {
+		report__human_bytes(s->own_bytes, own_h, sizeof(own_h));
+		fprintf(out, "    held by named allocators' own memory: %" PRIu64 " bytes (%s) in %"
+			PRIu64 " piece%s\n", s->own_bytes, own_h, s->own_count,
+			s->own_count == 1 ? "" : "s");
+	}
 	if (st->peak_live_bytes) {
 		report__human_bytes(st->peak_live_bytes, peak_h, sizeof(peak_h));
 		fprintf(out, "    peak: %" PRIu64 " live allocations (%" PRIu64 " bytes, %s), %.2f s "

@@ -63,6 +63,10 @@ struct summary {
 	/* left out of the views by the suppressions (at the last one made) */
 	uint64_t suppressed_bytes, suppressed_count;
 	size_t suppressed_stacks, suppress_rules;
+	/* the program's own allocators (--alloc-fn): what they hold for
+	 * themselves, apart from their blocks */
+	bool named;
+	uint64_t own_bytes, own_count;
 };
 
 /* "1.5 KiB", "3.25 MiB" */

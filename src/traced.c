@@ -263,12 +263,26 @@ static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, s
 			 strerror(-err));
 }
 
+/* every function named on the command line is in the process */
+static int named_found(struct traced *t, const struct proc *p)
+{
+	int missing = attach__named_missing(p->attach);
+	const struct named_fn *f;
+
+	if (missing < 0 || found_by_name(t, p))
+		return 0;
+	f = &t->opts->named.fn[missing];
+	return say(0, "%s '%s': pid %d has no function %s%s%s", named__option(f->kind), f->spec,
+		   proc_pid(p), f->symbol, f->lib ? " in an object named " : "",
+		   f->lib ? f->lib : "");
+}
+
 static int find_allocator(struct traced *t, struct proc *p)
 {
 	struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
 					     .no_mmap = t->opts->no_mmap,
 					     .hold_at_exit = t->opts->leak_check,
-					     .closer = t->closer };
+					     .closer = t->closer, .named = &t->opts->named };
 	pid_t pid = proc_pid(p);
 	char why[512];
 	int err;
@@ -286,7 +300,7 @@ static int find_allocator(struct traced *t, struct proc *p)
 		allocator_verdict(p->attach, pid, err, why, sizeof(why));
 		return say(0, "%s", why);
 	}
-	return 0;
+	return named_found(t, p);
 }
 
 /* --comm: a process found by name that cannot be traced is left out */
@@ -875,7 +889,7 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 		struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
 					     .no_mmap = t->opts->no_mmap,
 					     .hold_at_exit = t->opts->leak_check,
-					     .closer = t->closer };
+					     .closer = t->closer, .named = &t->opts->named };
 
 		p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
 		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;

@@ -581,6 +581,82 @@ test_leak_check_families() { # tests/targets/lost.c under jemalloc, tcmalloc, mi
 	done
 }
 
+POOL_SPECS="--alloc-fn pool_alloc:size=arg2,pool=arg1 --realloc-fn pool_realloc:ptr=arg2,size=arg4 --free-fn pool_free:ptr=arg2"
+
+# named_own FILE: "BYTES PIECES" of the summary's line on the named allocators' own memory
+named_own() {
+	sed -nE "s/^    held by named allocators' own memory: ([0-9]+) bytes \(.*\) in ([0-9]+) pieces?$/\1 \2/p" "$1"
+}
+
+test_named_pool() { # --alloc-fn, --realloc-fn, --free-fn, --pool-destroy-fn on a pool allocator of the program's: each caller's blocks exact (kept, freed, grown, destroyed with their pool, a block where its slab starts), the slabs apart as the pools' own memory; the same with the pool's destruction seen only as its slabs' free, and by LIB:NAME
+	local m own
+	# shellcheck disable=SC2086 # the specs have no spaces
+	METRICS="live count" TL_ARGS="$POOL_SPECS --pool-destroy-fn pool_destroy:pool=arg1" ledger_test pooled
+	for m in live count; do
+		own=$(expect_value "$T_DIR/$m.exp" own-bytes)" "$(expect_value "$T_DIR/$m.exp" own-count)
+		assert_eq "$(named_own "$T_DIR/$m.out")" "$own" "-m $m: the pools' own memory, as the program counts it"
+	done
+	assert_no_grep "$T_DIR/live.fg" 'pool_alloc' "no slab at the allocator's own stack"
+	# no --pool-destroy-fn: the blocks go with the slabs they were carved from
+	METRICS="live" TL_ARGS="$POOL_SPECS" ledger_test pooled
+	# LIB:NAME, the executable's name
+	METRICS="count" TL_ARGS="--alloc-fn pooled:pool_alloc:size=arg2,pool=arg1 --realloc-fn pooled:pool_realloc:ptr=arg2,size=arg4 --free-fn pooled:pool_free:ptr=arg2" ledger_test pooled
+}
+
+test_named_pool_attach() { # the program's own allocator under -p: the same blocks and own memory as in launch mode, exact; -v lists the named probes
+	need_target pooled || return
+	local tpid own
+	TGT_ENV=(TL_EXPECT="$T_DIR/np.exp")
+	start_target pooled || return
+	tpid=$TGT_PID
+	# shellcheck disable=SC2086 # the specs have no spaces
+	tl_bg np -v -i 0 -t 0 -m live -f "$T_DIR/np.fg" -p "$tpid" $POOL_SPECS --pool-destroy-fn pool_destroy:pool=arg1
+	wait_for_grep "$T_DIR/np.err" '^tracelloc: attached to pid [0-9]+: named in pooled \(4 functions\)' 20 "$TL_PID" ||
+		{ fail "-p: not attached"; show "$T_DIR/np.err"; return; }
+	kill -USR1 "$tpid"
+	wait_pid "$TL_PID" 30 || { fail "-p: tracelloc did not end with its target"; return; }
+	check_expect_file "$T_DIR/np.exp" "pooled -p" || return
+	check_ledger "$T_DIR/np.exp" "$T_DIR/np.fg" live "pooled -p"
+	own=$(expect_value "$T_DIR/np.exp" own-bytes)" "$(expect_value "$T_DIR/np.exp" own-count)
+	assert_eq "$(named_own "$T_DIR/np.out")" "$own" "-p: the pools' own memory"
+	assert_grep "$T_DIR/np.err" '^tracelloc: probe pool_realloc \(named, pooled\) at offset 0x[0-9a-f]+, entry and return$' "-v: a named probe listed"
+	assert_grep "$T_DIR/np.err" '^tracelloc: probe pool_destroy \(named, pooled\) at offset 0x[0-9a-f]+, entry$' "-v: a named entry probe listed"
+}
+
+test_named_apr() { # Debian's APR pools (libapr-1) named on the command line: every caller's blocks exact against the driver's ledger (requests' pools destroyed, a subpool with its parent, a pool cleared), apr_pstrdup's block at its caller, APR's nodes apart as its own memory and nowhere in the stacks
+	local own
+	METRICS="live count" TL_ARGS="--alloc-fn apr_palloc:size=arg2,pool=arg1 --pool-destroy-fn apr_pool_destroy:pool=arg1 --pool-destroy-fn libapr-1:apr_pool_clear:pool=arg1 --pool-create-fn apr_pool_create_ex" ledger_test named_apr
+	own=$(named_own "$T_DIR/live.out")
+	assert_int_ge "${own% *}" 8192 "APR's nodes: its own memory, at least a node"
+	assert_no_grep "$T_DIR/live.fg" 'apr_pool_create_ex|apr_palloc|allocator_alloc' "no node of APR's in a stack: counted once"
+	# the leak check at its exit: the dropped block alone is lost; what only
+	# APR's own memory points at (a cleanup and its data) is reachable
+	tl_run al --leak-check -i 0 -t 0 -m leaked -f "$T_DIR/al.fg" --alloc-fn apr_palloc:size=arg2,pool=arg1 \
+		--pool-destroy-fn apr_pool_destroy:pool=arg1 --pool-destroy-fn apr_pool_clear:pool=arg1 \
+		--pool-create-fn apr_pool_create_ex -- "$TB/named_apr"
+	assert_eq "$TL_RC" 0 "--leak-check: exit status"
+	assert_eq "$(leak_totals "$T_DIR/al.out" | grep -E '^(definitely|indirectly|possibly) ' | tr '\n' ' ')" \
+		"definitely 1000 1 indirectly 0 0 possibly 0 0 " "--leak-check: only the dropped block lost" || show "$T_DIR/al.out" 20
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/al.fg" | tr '\n' ' ')" "site_dropped 1000 " "-m leaked: at its caller"
+}
+
+test_bad_named_fns() { # --alloc-fn and the rest: a malformed spec, an argument out of range, a key the kind does not take, a function the target does not have: one line, non-zero exit, nothing run
+	need_target pooled || return
+	local spec
+	for spec in "--alloc-fn pool_alloc:size=arg7" "--alloc-fn pool_alloc:ptr=arg1" "--free-fn pool_free" \
+		"--realloc-fn pool_realloc:ptr=arg2" "--alloc-fn pool_alloc:size=arg2,size=arg1" "--alloc-fn :pool_alloc:size=arg2" \
+		"--alloc-fn pool-alloc:size=arg1" "--pool-create-fn pool_new:pool=arg1"; do
+		marker_cmd
+		# shellcheck disable=SC2086 # the spec is two words
+		bad_input "$spec" $spec -- "$TB/pooled"
+	done
+	tl_run bad --alloc-fn nosuch_alloc:size=arg1 -- "$TB/pooled"
+	bad_input_check "a function the target lacks"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: --alloc-fn 'nosuch_alloc:size=arg1': pid [0-9]+ has no function nosuch_alloc$" "the missing function named"
+	tl_run bad --alloc-fn libnosuch:pool_alloc:size=arg2 -- "$TB/pooled"
+	bad_input_check "a function in a library the target lacks"
+}
+
 test_suppressions() { # --suppressions FILE (leak:PATTERN): the stacks matched leave the report, the folded stacks and the leak check's classes; the summary says what; a bad file: FILE:LINE and exit 1, before tracing
 	need_target lost || return
 	local supp=$T_DIR/lost.supp f

@@ -14,7 +14,8 @@ TEST(allocfns_every_function_has_a_row)
 		const struct alloc_fn_info *f = allocfns__info(fn);
 
 		ASSERT_TRUE(f != NULL, "a row for each function");
-		if (f->kind != CALL_ALLOC)
+		/* the program's own: named.c makes their cookies (test_named.c) */
+		if (f->kind != CALL_ALLOC || fn == FN_NAMED || fn == FN_POOL_CREATE)
 			continue;
 		ASSERT_TRUE(f->name != NULL, "an allocator has a name for the views");
 		ASSERT_TRUE(f->size_arg >= 1 && f->size_arg <= 6, "an allocator has a size");
