@@ -14,7 +14,8 @@
  * holds a block, malloc a new one through DEPTH frames (0: straight from the
  * loop). With -f FUNC the block comes from FUNC instead of malloc (calloc,
  * realloc(NULL, n), reallocarray(NULL, 1, n), posix_memalign, aligned_alloc,
- * memalign, valloc, pvalloc), called through one frame. It prints one line:
+ * memalign, valloc, pvalloc; pool: an allocator of its own, below), called
+ * through one frame. It prints one line:
  *   churn: threads=T depth=D function=F mallocs=M frees=F calls=M+F
  *          ns_per_call=X ns_per_iteration=Y wall_s=W
  * where ns_per_call is a thread's time in its loop over the allocator calls
@@ -120,10 +121,55 @@ __attribute__((noinline)) static void *f_valloc(size_t n) { void *p = valloc(n);
 __attribute__((noinline)) static void *f_pvalloc(size_t n) { void *p = pvalloc(n); BARRIER(); return p; }
 #endif
 
+/*
+ * -f pool: a size-class allocator of the program's own, as servers have
+ * (the named allocators' row of section 8: --alloc-fn pool_alloc, --free-fn
+ * pool_free): blocks of 16-byte classes from 64 KiB slabs it takes from
+ * malloc, freed blocks kept on a list per class and thread, a header of 16
+ * bytes before each block saying its class.
+ */
+#define POOL_SLAB (64 << 10)
+#define POOL_CLASSES (MAX_SIZE / 16 + 2)
+struct pool_block { struct pool_block *next; size_t cls; };
+static __thread struct pool_block *pool_lists[POOL_CLASSES];
+static __thread char *pool_slab, *pool_slab_end;
+
+__attribute__((noinline, used, visibility("default"))) void *pool_alloc(size_t n)
+{
+	size_t cls = (n + 15) / 16 + 1, need = cls * 16;
+	struct pool_block *b = pool_lists[cls];
+
+	if (b) {
+		pool_lists[cls] = b->next;
+	} else {
+		if (!pool_slab || pool_slab + need > pool_slab_end) {
+			pool_slab = malloc(POOL_SLAB);
+			if (!pool_slab)
+				return NULL;
+			pool_slab_end = pool_slab + POOL_SLAB;
+		}
+		b = (struct pool_block *)pool_slab;
+		pool_slab += need;
+	}
+	b->cls = cls;
+	return b + 1;
+}
+
+__attribute__((noinline, used, visibility("default"))) void pool_free(void *p)
+{
+	struct pool_block *b = (struct pool_block *)p - 1;
+
+	b->next = pool_lists[b->cls];
+	pool_lists[b->cls] = b;
+}
+
+__attribute__((noinline)) static void *f_pool(size_t n) { void *p = pool_alloc(n); BARRIER(); return p; }
+
 static const struct {
 	const char *name;
 	void *(*fn)(size_t);
 } functions[] = {
+	{ "pool", f_pool },
 	{ "malloc", f_malloc }, { "calloc", f_calloc }, { "realloc", f_realloc },
 	{ "reallocarray", f_reallocarray }, { "posix_memalign", f_posix_memalign },
 	{ "aligned_alloc", f_aligned_alloc }, { "memalign", f_memalign },
@@ -174,7 +220,10 @@ static void churn(struct worker *w, long n, void *(*alloc)(size_t))
 		size_t size = MIN_SIZE + (r >> 16) % (MAX_SIZE - MIN_SIZE + 1);
 
 		if (w->slots[slot]) {
-			free(w->slots[slot]);
+			if (alloc == f_pool)
+				pool_free(w->slots[slot]);
+			else
+				free(w->slots[slot]);
 			frees++;
 		}
 		w->slots[slot] = alloc(size);

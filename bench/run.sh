@@ -153,7 +153,7 @@ gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/ho
 gcc -O2 -Iinclude -Isrc -o "$OUT/heapcost" bench/heapcost.c build/heap.o build/stacks.o \
 	build/table.o build/ranges.o -lm || die "cannot build bench/heapcost.c"
 # and linked against each allocator family (section 8); musl through musl-gcc
-declare -A CHURN_FAMILY=([glibc]=$OUT/churn)
+declare -A CHURN_FAMILY=([glibc]=$OUT/churn [named]=$OUT/churn)
 for fam in jemalloc tcmalloc mimalloc; do
 	gcc $TARGET_CFLAGS -o "$OUT/churn_$fam" bench/churn.c -l"$fam" 2>>"$LOGS/families.log" &&
 		CHURN_FAMILY[$fam]=$OUT/churn_$fam
@@ -737,8 +737,10 @@ fi
 
 # Section 8, after section 7 (or alone: BENCH_ONLY=8): churn linked against
 # each allocator family, 1 thread, malloc 5 frames below the loop, traced
-# against its own floor; paired ratios over BENCH_NOFP_RUNS runs.
-FAMILIES="glibc jemalloc tcmalloc mimalloc musl"
+# against its own floor; paired ratios over BENCH_NOFP_RUNS runs. "named":
+# churn's own pool allocator (-f pool, one frame below the loop), named with
+# --alloc-fn and --free-fn, its floor the same probes doing nothing.
+FAMILIES="glibc jemalloc tcmalloc mimalloc musl named"
 declare -A FAMILY_RATIO
 
 section_families() {
@@ -746,18 +748,24 @@ section_families() {
 	echo
 	echo "== 8. allocator families: churn linked against each, 1 thread, depth 5, $NOFP_RUNS runs"
 	echo "   (progress: ns per call)"
+	local cargs
 	for fam in $FAMILIES; do
 		if [ -z "${CHURN_FAMILY[$fam]:-}" ]; then
 			echo "  $fam: not built (see $LOGS/families.log)"
 			continue
 		fi
 		CHURN=${CHURN_FAMILY[$fam]}
+		cargs=() TL_EXTRA=()
+		if [ "$fam" = named ]; then
+			cargs=(-f pool)
+			TL_EXTRA=(--alloc-fn churn:pool_alloc:size=arg1 --free-fn churn:pool_free:ptr=arg1)
+		fi
 		for run in $(seq "$NOFP_RUNS"); do
 			line="  $fam run $run:"
 			for v in untraced floor full; do
 				iter=$ITER
 				[ "$v" = untraced ] && iter=$ITER_UNTRACED
-				if measure "$v" "family-$fam-$v-$run" -t 1 -d 5 -n "$iter"; then
+				if measure "$v" "family-$fam-$v-$run" -t 1 -d 5 -n "$iter" "${cargs[@]}"; then
 					RUN_NS[family:$fam/$v/$run]=$R_NS
 					line="$line $v=$R_NS lost=${R_LOST:-0}"
 				else
@@ -772,6 +780,7 @@ section_families() {
 		echo "  $fam: ${FAMILY_RATIO[$fam]}x the floor ($(echo $ratios));" \
 		     "attached: $(sed -n 's/^tracelloc: attached to pid [0-9]*: //p' "$LOGS/family-$fam-full-1.err")"
 	done
+	TL_EXTRA=()
 	CHURN=$CHURN_FP
 	aligned_row
 }

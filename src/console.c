@@ -192,6 +192,9 @@ void console__draw(struct console *c, bool force)
 	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
 	if (!p)
 		return;
+	/* the header's numbers are the rows' */
+	if (recording__suppress_rules(c->rec))
+		profile__leave_out_suppressed(p, &p->stats);
 	tui__draw(c->tui, p, recording__heap(c->rec), &h, clock__now_ns());
 	profile__destroy(p);
 }
@@ -199,7 +202,9 @@ void console__draw(struct console *c, bool force)
 bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t ending_size)
 {
 	const struct heap_stats *now = heap__stats(recording__heap(c->rec));
+	struct heap_stats shown;
 	struct loss loss;
+	uint64_t bytes, count;
 
 	if (c->tui) {
 		console__draw(c, false);
@@ -208,7 +213,13 @@ bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t e
 	if (c->opts->interval_s <= 0)
 		return true;
 	tracer__loss(c->tracer, &loss);
-	report__live_line(c->report_out, clock__now_ns() / 1e9 - recording__start_s(c->rec), now,
+	/* the views' numbers: the stacks the suppressions left out at the last
+	 * report are left out here too */
+	shown = *now;
+	recording__suppressed_live(c->rec, &bytes, &count);
+	shown.live_bytes -= bytes < shown.live_bytes ? bytes : shown.live_bytes;
+	shown.live_count -= count < shown.live_count ? count : shown.live_count;
+	report__live_line(c->report_out, clock__now_ns() / 1e9 - recording__start_s(c->rec), &shown,
 			  &c->live_line_from, c->opts->interval_s * intervals, &loss);
 	c->live_line_from = *now;
 	print_report(c);

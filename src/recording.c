@@ -362,6 +362,21 @@ bool recording__suppressed(const struct recording *r, uint32_t stack_id)
 	return stack_id < r->nverdicts && r->verdicts[stack_id] == VERDICT_SUPPRESSED;
 }
 
+void recording__suppressed_live(const struct recording *r, uint64_t *bytes, uint64_t *count)
+{
+	const struct stacks *stacks = heap__stacks(r->heap);
+	const struct stack_totals *t;
+	size_t id;
+
+	*bytes = *count = 0;
+	for (id = 1; id < r->nverdicts; id++) {
+		if (r->verdicts[id] != VERDICT_SUPPRESSED || !(t = stacks__peek(stacks, (uint32_t)id)))
+			continue;
+		*bytes += t->live_bytes;
+		*count += t->live_count;
+	}
+}
+
 size_t recording__suppress_rules(const struct recording *r)
 {
 	return r->supp ? suppress__count(r->supp) : 0;

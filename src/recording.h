@@ -32,6 +32,9 @@ struct suppressions;
 int recording__suppressions(const struct options *o, struct suppressions **out);
 /* a stack left out by the suppressions (decided at a snapshot that had it) */
 bool recording__suppressed(const struct recording *r, uint32_t stack_id);
+/* the live bytes and blocks of the stacks decided suppressed so far (at
+ * the snapshots taken): what the live line leaves out */
+void recording__suppressed_live(const struct recording *r, uint64_t *bytes, uint64_t *count);
 /* the rules in effect */
 size_t recording__suppress_rules(const struct recording *r);
 

@@ -684,6 +684,20 @@ test_suppressions() { # --suppressions FILE (leak:PATTERN): the stacks matched l
 	assert_eq "$TL_RC" 1 "a missing suppressions file: exit status"
 	assert_grep "$T_DIR/sm.err" "^tracelloc: cannot read the suppressions $T_DIR/none.supp: No such file or directory$" \
 		"a missing suppressions file: one line"
+	# the live line and the TUI's header are the views' numbers too (the
+	# stacks decided at the last report): the last line's blocks are the summary's
+	local last
+	rm -f "$T_DIR/lw.ready"
+	TL_ENV=(TL_READY="$T_DIR/lw.ready")
+	tl_bg lw -i 0.3 -t 1 --suppressions "$supp" -- "$TB/lost"
+	wait_for_grep "$T_DIR/lw.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "lost: not ready"; return; }
+	sleep 1.2
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "live line: tracelloc did not end"
+	parse_summary "$T_DIR/lw.out" || return
+	last=$(sed -n 's/^\[ *[0-9.]*s\] live: \([0-9]*\) allocations.*/\1/p' "$T_DIR/lw.out" | tail -1)
+	assert_eq "$last" "$SUM_LIVE" "the live line leaves out what the suppressions left out of the report"
+	kill "$(awk '{ print $2 }' "$T_DIR/lw.ready")" 2>/dev/null
 	# built in: libstdc++'s emergency exception pool (a stack of the runtimes' frames
 	# only) leaves the views, and the summary's numbers are the views'
 	need_target cxx || return
