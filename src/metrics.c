@@ -97,6 +97,14 @@ int metrics__write(FILE *out, const struct metrics *m)
 		    "Live bytes when the heap was at its highest so far.", st->peak_live_bytes);
 	uint_metric(out, "tracelloc_peak_live_allocations", "gauge",
 		    "Live blocks when the heap was at its highest so far.", st->peak_live_count);
+	if (m->named) {
+		uint_metric(out, "tracelloc_named_own_bytes", "gauge",
+			    "Bytes the named allocators took for themselves (their slabs).",
+			    m->own_bytes);
+		uint_metric(out, "tracelloc_named_own_pieces", "gauge",
+			    "Pieces of memory the named allocators took for themselves.",
+			    m->own_count);
+	}
 	if (m->leak_check)
 		leak_metrics(out, m);
 	return ferror(out) ? -EIO : 0;

@@ -22,6 +22,9 @@ struct metrics {
 	bool leak_check;
 	unsigned int leak_checks;
 	uint64_t leak_bytes[4], leak_blocks[4];
+	/* --alloc-fn and the rest: the named allocators' own memory */
+	bool named;
+	uint64_t own_bytes, own_count;
 };
 
 /* Prometheus' text exposition format (version 0.0.4) */

@@ -19,6 +19,7 @@
 #include "options.h"
 #include "profile.h"
 #include "outputs.h"
+#include "pools.h"
 #include "recording.h"
 #include "report.h"
 #include "run.h"
@@ -66,6 +67,10 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 		if (p)
 			profile__leave_out_suppressed(p, &m.stats);
 		profile__destroy(p);
+	}
+	if (recording__pools(r->rec)) {
+		m.named = true;
+		pools__own(recording__pools(r->rec), &m.own_bytes, &m.own_count);
 	}
 	recording__rate(r->rec, &m.alloc_calls_per_s, &m.alloc_bytes_per_s);
 	tracer__loss(r->tracer, &m.loss);

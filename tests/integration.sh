@@ -650,9 +650,11 @@ test_bad_named_fns() { # --alloc-fn and the rest: a malformed spec, an argument 
 		# shellcheck disable=SC2086 # the spec is two words
 		bad_input "$spec" $spec -- "$TB/pooled"
 	done
+	marker_cmd
 	tl_run bad --alloc-fn nosuch_alloc:size=arg1 -- "$TB/pooled"
 	bad_input_check "a function the target lacks"
 	assert_grep "$T_DIR/bad.err" "^tracelloc: --alloc-fn 'nosuch_alloc:size=arg1': pid [0-9]+ has no function nosuch_alloc$" "the missing function named"
+	marker_cmd
 	tl_run bad --alloc-fn libnosuch:pool_alloc:size=arg2 -- "$TB/pooled"
 	bad_input_check "a function in a library the target lacks"
 }

@@ -480,6 +480,9 @@ TEST(metrics_text)
 		.leak_checks = 2,
 		.leak_bytes = { 3600, 688, 176, 1612 },
 		.leak_blocks = { 7, 2, 3, 4 },
+		.named = true,
+		.own_bytes = 49152,
+		.own_count = 6,
 	};
 	static const char *const want_lines[] = {
 		"# TYPE tracelloc_target_info gauge\n",
@@ -514,6 +517,8 @@ TEST(metrics_text)
 		"\ntracelloc_leak_bytes{class=\"still_reachable\"} 3600\n",
 		"\ntracelloc_leak_blocks{class=\"definitely_lost\"} 4\n",
 		"\ntracelloc_leak_blocks{class=\"still_reachable\"} 7\n",
+		"\ntracelloc_named_own_bytes 49152\n",
+		"\ntracelloc_named_own_pieces 6\n",
 	};
 	char *text = NULL, *line, *saveptr = NULL;
 	size_t size = 0, i;
