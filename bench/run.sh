@@ -66,6 +66,15 @@
 #    the target was stopped (the snapshot's fork), the target's own longest
 #    gap, and the scan's time against the copy floor (process_vm_readv of as
 #    many bytes, in the same run; medians of three). BENCH_ONLY=17.
+# 18. The BPF programs' own cost (kernel.bpf_stats_enabled): ns per run of
+#    enter_call and leave_alloc at depths 0, 5 and 20, churn without frame
+#    pointers walked by the tables beside churn with them walked by --unwind
+#    fp, 1 thread, the least of BENCH_PCOST_RUNS (5) runs side by side; and where
+#    leave_alloc's time goes: the same with the stack walk left out (nostack)
+#    and with the record built but not sent (noring; TRACELLOC_BENCH_PARTS).
+#    These do not depend on the price of a trap. With BENCH_BASELINE set to
+#    another tracelloc binary (an older build), its full runs are measured in
+#    the same run, and the reduction is said. BENCH_ONLY=18.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -585,7 +594,7 @@ prog_times() {
 				id=$(awk '/^prog_id:/ { print $2 }' "$fdinfo")
 				name=$(bpftool prog show id "$id" 2>/dev/null | sed -n 's/.* name \([^ ]*\) .*/\1/p')
 				awk -v n="${name:-prog $id}" '/^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
-					END { if (c) printf "%s %d %.0f\n", n, c, t / c }' "$fdinfo"
+					END { if (c) printf "%s %d %.0f\n", n, c, t / c }' "$fdinfo" 2>/dev/null
 			done | sort -u >"$LOGS/$tag.progs"
 		fi
 	fi
@@ -1397,6 +1406,97 @@ if [ "${BENCH_ONLY:-}" = 17 ]; then
 	exit 0
 fi
 
+# ---------------------------------------------------------------- 18. the programs' own cost
+
+declare -A PCOST
+PCOST_DEPTHS="0 5 20"
+PCOST_RUNS=${BENCH_PCOST_RUNS:-5}
+# prog_cost_run KEY CHURN DEPTH TRACELLOC FLAGS...: one run's enter_call and
+# leave_alloc ns into PCOST[KEY/enter], PCOST[KEY/leave] (appended, for medians)
+prog_cost_run() {
+	local key=$1 churn=$2 depth=$3 tl=$4 tag
+	shift 4
+	tag=pcost-${key//\//-}-$RANDOM
+	TRACELLOC=$tl prog_times "$tag" "$churn" "$depth" "$@"
+	PCOST[$key/enter]="${PCOST[$key/enter]:-} $(awk '$1 == "enter_call" { print $3 }' "$LOGS/$tag.progs")"
+	PCOST[$key/leave]="${PCOST[$key/leave]:-} $(awk '$1 == "leave_alloc" { print $3 }' "$LOGS/$tag.progs")"
+}
+
+section_prog_cost() {
+	local depth run parts b key old
+	echo
+	echo "== 18. the BPF programs' own cost: ns per run (kernel.bpf_stats_enabled), 1 thread,"
+	echo "   the least of $PCOST_RUNS runs; tables: churn without frame pointers (--unwind auto),"
+	echo "   fp: churn with them (--unwind fp); nostack: no stack walked, noring: no record sent"
+	if ! read -r old 2>/dev/null </proc/sys/kernel/bpf_stats_enabled ||
+	   ! echo 1 2>/dev/null >/proc/sys/kernel/bpf_stats_enabled; then
+		echo "  kernel.bpf_stats_enabled cannot be set: skipped"
+		return
+	fi
+	BPF_STATS_OLD=$old
+	for depth in $PCOST_DEPTHS; do
+		for run in $(seq "$PCOST_RUNS"); do
+			for parts in full nostack noring; do
+				TRACELLOC_BENCH_PARTS=$parts prog_cost_run "tables/$parts/$depth" "$CHURN_NOFP" "$depth" "$TRACELLOC"
+				TRACELLOC_BENCH_PARTS=$parts prog_cost_run "fp/$parts/$depth" "$CHURN_FP" "$depth" "$TRACELLOC" --unwind fp
+			done
+			if [ -n "${BENCH_BASELINE:-}" ]; then
+				prog_cost_run "tables/base/$depth" "$CHURN_NOFP" "$depth" "$BENCH_BASELINE"
+				prog_cost_run "fp/base/$depth" "$CHURN_FP" "$depth" "$BENCH_BASELINE" --unwind fp
+			fi
+		done
+	done
+	restore_bpf_stats
+	# the least of the runs: what disturbs a run (an interrupt, the other
+	# CPU's reads of the ring) only adds to its figure
+	for key in "${!PCOST[@]}"; do
+		PCOST[$key]=$(printf '%s\n' ${PCOST[$key]} | sort -n | head -1)
+	done
+	printf '  %-6s %-7s %-9s %-9s %-9s %-9s %-9s\n' depth walk leave nostack noring enter baseline
+	for depth in $PCOST_DEPTHS; do
+		for b in tables fp; do
+			printf '  %-6s %-7s %-9s %-9s %-9s %-9s %-9s\n' "$depth" "$b" "${PCOST[$b/full/$depth/leave]:-n/a}" \
+			       "${PCOST[$b/nostack/$depth/leave]:-n/a}" "${PCOST[$b/noring/$depth/leave]:-n/a}" \
+			       "${PCOST[$b/full/$depth/enter]:-n/a}" "${PCOST[$b/base/$depth/leave]:--}"
+		done
+	done
+	echo "  (a malloc/free pair runs leave_alloc once and enter_call twice)"
+}
+
+prog_cost_verdict() {
+	local d worst="" r v cut_worst="" c b
+	for d in $PCOST_DEPTHS; do
+		r=$(isnum "${PCOST[tables/full/$d/leave]:-x}" && isnum "${PCOST[fp/full/$d/leave]:-x}" &&
+		    calc "${PCOST[tables/full/$d/leave]} / ${PCOST[fp/full/$d/leave]}" %.2f)
+		isnum "${r:-x}" || continue
+		[ -z "$worst" ] || [ "$(ge "$r" "$worst")" = 1 ] && worst=$r
+	done
+	v=$(le "${worst:-x}" 1.1)
+	echo "$(verdict "$v") return program by the tables within 1.1x the frame-pointer walk at every depth:" \
+	     "worst ${worst:-n/a}x ($(for d in $PCOST_DEPTHS; do printf 'depth %s: %s/%s ns; ' "$d" \
+	     "${PCOST[tables/full/$d/leave]:-?}" "${PCOST[fp/full/$d/leave]:-?}"; done))"
+	[ -n "${BENCH_BASELINE:-}" ] || return 0
+	for d in $PCOST_DEPTHS; do
+		for b in tables fp; do
+			c=$(isnum "${PCOST[$b/full/$d/leave]:-x}" && isnum "${PCOST[$b/base/$d/leave]:-x}" &&
+			    calc "1 - ${PCOST[$b/full/$d/leave]} / ${PCOST[$b/base/$d/leave]}" %.2f)
+			isnum "${c:-x}" || continue
+			[ -z "$cut_worst" ] || [ "$(ge "$cut_worst" "$c")" = 1 ] && cut_worst=$c
+		done
+	done
+	v=$(ge "${cut_worst:-x}" 0.30)
+	echo "$(verdict "$v") return program at least 30% cheaper than the baseline build, both walks, every depth:" \
+	     "the least cut ${cut_worst:-n/a}"
+}
+
+if [ "${BENCH_ONLY:-}" = 18 ]; then
+	section_prog_cost
+	echo
+	echo "================================================================ targets (section 18 alone)"
+	prog_cost_verdict
+	exit 0
+fi
+
 # ---------------------------------------------------------------- 1. cost per call
 
 CONFIGS="1:0 1:5 2:0 2:5"
@@ -1681,6 +1781,7 @@ section_forks_cost
 section_writer
 section_big_binary
 section_leak_check
+section_prog_cost
 
 # ---------------------------------------------------------------- report
 
@@ -1847,6 +1948,7 @@ procmem_verdict
 syscalls_verdict
 forks_cost_verdict
 leak_check_verdict
+prog_cost_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

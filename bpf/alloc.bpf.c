@@ -96,13 +96,12 @@ static __always_inline void leave_under_named(struct pt_regs *ctx, struct call_s
 
 /* an allocator's call: its size and the block it is given, where its
  * cookie says they are */
-static __always_inline int enter(struct pt_regs *ctx, __u64 who, __u64 cookie)
+static __always_inline int enter(struct pt_regs *ctx, struct call_state *s, __u64 who,
+				 __u64 cookie)
 {
 	struct call_args args;
 	__u64 size, ptr_arg;
-	struct call_state *s;
 
-	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
 		count(COUNTER_NO_STATE);
 		return 0;
@@ -171,11 +170,10 @@ int BPF_KRETPROBE(leave_alloc)
 	__u8 one = 1;
 	__u64 addr, who;
 
-	if (empty_probes || !(who = target_who()))
+	if (empty_probes || !(who = state_who(&s, 0)))
 		return 0;
 	if (fn == FN_MMAP || fn == FN_MREMAP || fn == FN_MPROTECT)
-		return leave_map(ctx, who);
-	s = current_state(0);
+		return leave_map(ctx, s, who);
 	/* no state or depth 0: the entry ran before we attached */
 	if (!s || s->depth == 0)
 		return 0;
@@ -224,14 +222,13 @@ int BPF_KRETPROBE(leave_alloc)
 	return 0;
 }
 
-static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u64 sp)
+static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr,
+				      bool nested_ok, __u64 sp)
 {
-	struct call_state *s;
 	__u64 now;
 
 	if (!ptr)
 		return 0;
-	s = current_state(nested_ok ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	/* released inside a traced call (realloc(p, 0), ...): that call
 	 * accounts; a named allocator's own memory, by the named code itself */
 	if (s && s->depth) {
@@ -262,10 +259,10 @@ static __always_inline int enter_free(__u64 who, __u64 ptr, bool nested_ok, __u6
 /* --free-fn: the block in its argument goes, at entry as any free;
  * --pool-destroy-fn: the pool's blocks go, at every call (a pool's
  * destruction destroys its subpools) */
-static __always_inline int enter_named_release(struct pt_regs *ctx, __u64 who, __u64 cookie)
+static __always_inline int enter_named_release(struct pt_regs *ctx, struct call_state *s,
+					       __u64 who, __u64 cookie)
 {
 	struct call_args args;
-	struct call_state *s;
 	__u64 ptr;
 
 	read_args(ctx, &args);
@@ -277,7 +274,6 @@ static __always_inline int enter_named_release(struct pt_regs *ctx, __u64 who, _
 		return 0;
 	}
 	/* inside a traced call (a named realloc made of named calls): that call accounts */
-	s = current_state(0);
 	if (s && s->depth)
 		return 0;
 	if (sample_bytes &&
@@ -292,14 +288,11 @@ static __always_inline int enter_named_release(struct pt_regs *ctx, __u64 who, _
  * then glibc hands every chunk of the thread's cache to free() again. Those
  * were freed by the program already: the daemon must not call them unknown.
  */
-static __always_inline int enter_thread_exit(void)
+static __always_inline int enter_thread_exit(struct call_state *s)
 {
-	struct call_state *s;
-
 	/* the main thread runs it from exit(), where frees are the program's */
 	if (is_main_thread())
 		return 0;
-	s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s)
 		s->exiting = 1;
 	return 0;
@@ -324,17 +317,21 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 	__u32 fn = COOKIE_FN(cookie);
 	struct proc_state *proc;
+	struct call_state *s;
 	__u64 who;
 
-	if (empty_probes || !(who = target_who()))
+	/* a thread's state is made at its first call of anything but free,
+	 * whose program needs it only inside another traced call */
+	if (empty_probes ||
+	    !(who = state_who(&s, fn == FN_FREE ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE)))
 		return 0;
 	switch (fn) {
 	case FN_FREE:
-		return enter_free(who, arg1, false, 0);
+		return enter_free(s, who, arg1, false, 0);
 	case FN_FREE_NESTED:
-		return enter_free(who, arg1, true, PT_REGS_SP(ctx));
+		return enter_free(s, who, arg1, true, PT_REGS_SP(ctx));
 	case FN_THREAD_EXIT:
-		return enter_thread_exit();
+		return enter_thread_exit(s);
 	case FN_MAPS_CHANGE:
 		/* the daemon reads the maps of the new generation at once */
 		proc = proc_of(who);
@@ -363,18 +360,18 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 			send_ptr_event_flags(EVENT_EXITING, who, 0, BPF_RB_FORCE_WAKEUP);
 		return 0;
 	case FN_MMAP:
-		return enter_map(who, fn, arg2, arg4, arg3, 0, 0);
+		return enter_map(s, fn, arg2, arg4, arg3, 0, 0);
 	case FN_MREMAP:
-		return enter_map(who, fn, arg3, 0, 0, arg1, arg2);
+		return enter_map(s, fn, arg3, 0, 0, arg1, arg2);
 	case FN_MPROTECT:
-		return enter_map(who, fn, arg2, 0, arg3, arg1, 0);
+		return enter_map(s, fn, arg2, 0, arg3, arg1, 0);
 	case FN_MUNMAP:
 		return enter_unmap(who, arg1, arg2);
 	case FN_NAMED_FREE:
 	case FN_POOL_DESTROY:
-		return enter_named_release(ctx, who, cookie);
+		return enter_named_release(ctx, s, who, cookie);
 	default:	/* an allocator: its arguments are where the cookie says */
-		return enter(ctx, who, cookie);
+		return enter(ctx, s, who, cookie);
 	}
 }
 

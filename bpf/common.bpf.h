@@ -54,6 +54,9 @@ SHARED const volatile __u64 comm_name[THREAD_NAME_LEN / 8] INIT({});
 SHARED const volatile bool trace_mmap INIT(true);
 /* benchmarks: the same probes doing nothing, the floor of what tracing costs */
 SHARED const volatile bool empty_probes INIT(false);
+/* benchmarks: parts of the return program left out (enum bench_part), to
+ * say where its time goes; 0 but in make bench */
+SHARED const volatile __u32 bench_parts INIT(0);
 /* wake the daemon once this much waits in the ring buffer; it also polls on a
  * timer, so nothing waits long. A wakeup per record costs an irq_work each. */
 SHARED const volatile __u64 wakeup_bytes INIT(1 << 20);
@@ -96,9 +99,16 @@ SHARED struct {
 } held SEC(".maps");
 
 SHARED struct proc_state procs[MAX_PROCS] INIT({});
+/* bumped by the daemon after each change of `traced`: a thread's state
+ * keeps its who while it is unchanged (state_who) */
+SHARED __u32 traced_gen INIT(0);
 
 /* Per-thread state. Task storage is freed by the kernel when the thread exits. */
 struct call_state {
+	/* this thread's who, as target_who() found it while traced_gen was
+	 * who_gen - 1 (0: not known) */
+	__u64 who;
+	__u32 who_gen;
 	__u32 depth;		/* traced calls in progress on this thread */
 	__u8 fn;
 	__u8 ret;		/* enum call_return */
@@ -289,6 +299,31 @@ static __always_inline bool is_main_thread(void)
 static __always_inline struct call_state *current_state(__u64 flags)
 {
 	return bpf_task_storage_get(&call_states, bpf_get_current_task_btf(), 0, flags);
+}
+
+/*
+ * The current thread's who, and its state (made when flags say so, NULL
+ * when there is none): a hash lookup in `traced` cost ~80 ns of a program's
+ * run here, the state's lookup ~15, and the state is wanted anyway. The who
+ * found is kept in the state until the daemon changes `traced`: the
+ * generation is read before the lookup, so a change made meanwhile makes
+ * the next run look again.
+ */
+static __always_inline __u64 state_who(struct call_state **sp, __u64 flags)
+{
+	__u32 gen = *(volatile __u32 *)&traced_gen;
+	struct call_state *s = current_state(flags);
+	__u64 who;
+
+	*sp = s;
+	if (s && s->who_gen == gen + 1)
+		return s->who;
+	who = target_who();
+	if (s && who) {
+		s->who = who;
+		s->who_gen = gen + 1;
+	}
+	return who;
 }
 
 /* this CPU's ring buffer; the program runs with migration disabled */

@@ -117,11 +117,9 @@ static __always_inline int enter_unmap(__u64 who, __u64 addr, __u64 len)
 
 /* mmap and mremap, at the entry of libc's wrapper: the arguments, for the
  * return; inside a traced allocator call the pages are the allocator's */
-static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags, __u64 prot,
-				     __u64 old_addr, __u64 old_len)
+static __always_inline int enter_map(struct call_state *s, __u32 fn, __u64 len, __u64 flags,
+				     __u64 prot, __u64 old_addr, __u64 old_len)
 {
-	struct call_state *s = current_state(BPF_LOCAL_STORAGE_GET_F_CREATE);
-
 	if (!s) {
 		count(COUNTER_NO_STATE);
 		return 0;
@@ -138,9 +136,8 @@ static __always_inline int enter_map(__u64 who, __u32 fn, __u64 len, __u64 flags
 	return 0;
 }
 
-static __always_inline int leave_map(struct pt_regs *ctx, __u64 who)
+static __always_inline int leave_map(struct pt_regs *ctx, struct call_state *s, __u64 who)
 {
-	struct call_state *s = current_state(0);
 	__u32 fn;
 
 	if (!s)

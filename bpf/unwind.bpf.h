@@ -544,7 +544,14 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->fn = fn;
 	ev->maps_gen = (__u16)proc_of(who)->maps_gen;
-	ev->stack_len = walk_user_stack(regs, s, who, at_syscall);
+	if (bench_parts & BENCH_NO_STACK) {
+		ev->stack[0] = PT_REGS_IP(regs);
+		ev->stack_len = 1;
+	} else {
+		ev->stack_len = walk_user_stack(regs, s, who, at_syscall);
+	}
+	if (bench_parts & BENCH_NO_RING)
+		return;
 	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
 	if (len > sizeof(ev->stack))
 		len = sizeof(ev->stack);

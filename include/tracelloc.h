@@ -276,6 +276,13 @@ struct alloc_event {
 	unsigned long long stack[MAX_STACK_DEPTH];
 };
 
+/* what a benchmark build leaves out of an allocation's record (make bench
+ * sets them through TRACELLOC_BENCH_PARTS) */
+enum bench_part {
+	BENCH_NO_STACK = 1,	/* the stack is not walked: the return address alone */
+	BENCH_NO_RING = 2,	/* the record is built, not sent */
+};
+
 /* Per-CPU counters of what the BPF side could not deliver. */
 enum bpf_counter {
 	COUNTER_LOST_ALLOC,	/* ring buffer full: allocation event dropped */

@@ -188,6 +188,20 @@ static void cool_heap(void)
 
 
 /* the programs' constants for o: pid namespace, probes, forks, --comm */
+/* make bench's where-the-time-goes runs: TRACELLOC_BENCH_PARTS=nostack,noring
+ * (enum bench_part); nothing else reads it */
+static uint32_t bench_parts(void)
+{
+	const char *env = getenv("TRACELLOC_BENCH_PARTS");
+	uint32_t parts = 0;
+
+	if (env && strstr(env, "nostack"))
+		parts |= BENCH_NO_STACK;
+	if (env && strstr(env, "noring"))
+		parts |= BENCH_NO_RING;
+	return parts;
+}
+
 static int set_constants(struct tracer *t, const struct options *o)
 {
 	uint64_t ns_dev = 0, ns_ino = 0;
@@ -201,6 +215,7 @@ static int set_constants(struct tracer *t, const struct options *o)
 	t->skel->rodata->pidns_ino = ns_ino;
 	t->skel->rodata->pidns_level = ns_level;
 	t->skel->rodata->empty_probes = o->empty_probes;
+	t->skel->rodata->bench_parts = bench_parts();
 	t->skel->rodata->trace_mmap = !o->no_mmap;
 	t->skel->rodata->per_thread = o->per_thread;
 	t->skel->rodata->hold_at_exit = o->leak_check;
@@ -362,12 +377,22 @@ int tracer__watch_system_calls(struct tracer *t)
 	return err;
 }
 
+/* the threads' states keep their who while `traced` is as it was: after
+ * each change, the next run of each looks it up again */
+static void traced_changed(struct tracer *t)
+{
+	__atomic_fetch_add(&t->skel->bss->traced_gen, 1, __ATOMIC_SEQ_CST);
+}
+
 int tracer__trace(struct tracer *t, pid_t pid, uint32_t slot)
 {
 	uint32_t key = pid;
+	int err;
 
-	return bpf_map__update_elem(t->skel->maps.traced, &key, sizeof(key), &slot, sizeof(slot),
-				    BPF_ANY);
+	err = bpf_map__update_elem(t->skel->maps.traced, &key, sizeof(key), &slot, sizeof(slot),
+				   BPF_ANY);
+	traced_changed(t);
+	return err;
 }
 
 void tracer__ignore_forks(struct tracer *t, pid_t pid)
@@ -380,6 +405,7 @@ void tracer__untrace(struct tracer *t, pid_t pid)
 	uint32_t key = pid;
 
 	bpf_map__delete_elem(t->skel->maps.traced, &key, sizeof(key), 0);
+	traced_changed(t);
 }
 
 bool tracer__traced(const struct tracer *t, pid_t pid)
