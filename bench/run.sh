@@ -1408,7 +1408,7 @@ fi
 
 # ---------------------------------------------------------------- 18. the programs' own cost
 
-declare -A PCOST
+declare -A PCOST PCOST_RUNS_OF
 PCOST_DEPTHS="0 5 20"
 PCOST_RUNS=${BENCH_PCOST_RUNS:-5}
 # prog_cost_run KEY CHURN DEPTH TRACELLOC FLAGS...: one run's enter_call and
@@ -1448,8 +1448,10 @@ section_prog_cost() {
 	done
 	restore_bpf_stats
 	# the least of the runs: what disturbs a run (an interrupt, the other
-	# CPU's reads of the ring) only adds to its figure
+	# CPU's reads of the ring) only adds to its figure; the runs themselves
+	# kept for the paired ratios (prog_cost_verdict)
 	for key in "${!PCOST[@]}"; do
+		PCOST_RUNS_OF[$key]=${PCOST[$key]}
 		PCOST[$key]=$(printf '%s\n' ${PCOST[$key]} | sort -n | head -1)
 	done
 	printf '  %-6s %-7s %-9s %-9s %-9s %-9s %-9s\n' depth walk leave nostack noring enter baseline
@@ -1465,28 +1467,39 @@ section_prog_cost() {
 
 prog_cost_verdict() {
 	local d worst="" r v cut_worst="" c b
+	local ratios rline=""
+	# each run's two walks, one after the other: the median of their ratios
 	for d in $PCOST_DEPTHS; do
-		r=$(isnum "${PCOST[tables/full/$d/leave]:-x}" && isnum "${PCOST[fp/full/$d/leave]:-x}" &&
-		    calc "${PCOST[tables/full/$d/leave]} / ${PCOST[fp/full/$d/leave]}" %.2f)
+		ratios=$(paste -d' ' <(printf '%s\n' ${PCOST_RUNS_OF[tables/full/$d/leave]:-}) \
+			 <(printf '%s\n' ${PCOST_RUNS_OF[fp/full/$d/leave]:-}) |
+			 awk 'NF == 2 && $2 > 0 { printf "%.2f ", $1 / $2 }')
+		r=$(MEDIAN_FMT=%.2f median $ratios)
+		rline="$rline depth $d: ${r:-n/a}x ($ratios);"
 		isnum "${r:-x}" || continue
 		[ -z "$worst" ] || [ "$(ge "$r" "$worst")" = 1 ] && worst=$r
 	done
 	v=$(le "${worst:-x}" 1.1)
-	echo "$(verdict "$v") return program by the tables within 1.1x the frame-pointer walk at every depth:" \
-	     "worst ${worst:-n/a}x ($(for d in $PCOST_DEPTHS; do printf 'depth %s: %s/%s ns; ' "$d" \
-	     "${PCOST[tables/full/$d/leave]:-?}" "${PCOST[fp/full/$d/leave]:-?}"; done))"
+	echo "$(verdict "$v") return program by the tables within 1.1x the frame-pointer walk at every depth" \
+	     "(median of the runs' ratios): worst ${worst:-n/a}x;$rline"
 	[ -n "${BENCH_BASELINE:-}" ] || return 0
+	# each run's new figure against the baseline's of the same run (they ran
+	# one after the other): the median of those cuts, which drift between
+	# runs does not move
+	local cuts line=""
 	for d in $PCOST_DEPTHS; do
 		for b in tables fp; do
-			c=$(isnum "${PCOST[$b/full/$d/leave]:-x}" && isnum "${PCOST[$b/base/$d/leave]:-x}" &&
-			    calc "1 - ${PCOST[$b/full/$d/leave]} / ${PCOST[$b/base/$d/leave]}" %.2f)
+			cuts=$(paste -d' ' <(printf '%s\n' ${PCOST_RUNS_OF[$b/full/$d/leave]:-}) \
+				<(printf '%s\n' ${PCOST_RUNS_OF[$b/base/$d/leave]:-}) |
+			       awk 'NF == 2 && $2 > 0 { printf "%.2f ", 1 - $1 / $2 }')
+			c=$(MEDIAN_FMT=%.2f median $cuts)
+			line="$line $b depth $d: ${c:-n/a} ($cuts);"
 			isnum "${c:-x}" || continue
 			[ -z "$cut_worst" ] || [ "$(ge "$cut_worst" "$c")" = 1 ] && cut_worst=$c
 		done
 	done
 	v=$(ge "${cut_worst:-x}" 0.30)
-	echo "$(verdict "$v") return program at least 30% cheaper than the baseline build, both walks, every depth:" \
-	     "the least cut ${cut_worst:-n/a}"
+	echo "$(verdict "$v") return program at least 30% cheaper than the baseline build, both walks, every depth" \
+	     "(median of the runs' paired cuts): the least ${cut_worst:-n/a};$line"
 }
 
 if [ "${BENCH_ONLY:-}" = 18 ]; then
