@@ -40,7 +40,8 @@ TARGET_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -pth
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
 	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c \
-	      tests/targets/rjem_shim.c tests/targets/static_two.c tests/targets/named_apr.c,\
+	      tests/targets/rjem_shim.c tests/targets/static_two.c tests/targets/named_apr.c \
+	      tests/targets/named_talloc.c,\
 	      $(wildcard tests/targets/*.c))
 TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
@@ -63,7 +64,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/two_families.c),$(OUT)/tests/two_families) \
 		$(if $(wildcard tests/targets/static_two.c),$(OUT)/tests/static_two_musl $(OUT)/tests/static_two_glibc) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so) \
-		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr)
+		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr) \
+		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz install uninstall \
@@ -166,6 +168,10 @@ $(OUT)/tests/static_two_glibc: tests/targets/static_two.c $(wildcard tests/targe
 $(OUT)/tests/named_apr: tests/targets/named_apr.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -I/usr/include/apr-1.0 -o $@ $< -lapr-1
 
+# and Debian's talloc, hierarchical: a block's descendants freed inside it
+$(OUT)/tests/named_talloc: tests/targets/named_talloc.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -ltalloc
+
 # an allocator's own API: tests/targets/api_NAME.c, linked against libNAME
 $(OUT)/tests/api_%: tests/targets/api_%.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -l$*
@@ -240,7 +246,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o
+FUZZ_OBJS := $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o $(OUT)/fuzz/named.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:

@@ -9,9 +9,9 @@
  *
  *   vmread PID BYTES [mem]
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <unistd.h>
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

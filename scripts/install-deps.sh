@@ -16,8 +16,8 @@ PKGS="$PKGS libjemalloc-dev libgoogle-perftools-dev libmimalloc-dev musl-tools r
 PKGS="$PKGS heaptrack"
 # the leak check's peer: valgrind's memcheck on the same target (tests/integration.sh)
 PKGS="$PKGS valgrind"
-# a program's own allocator nobody here wrote: APR's pools (--alloc-fn)
-PKGS="$PKGS libapr1-dev"
+# programs' own allocators nobody here wrote: APR's pools, talloc (--alloc-fn)
+PKGS="$PKGS libapr1-dev libtalloc-dev"
 # a stripped target's debug info served on loopback (tests/integration.sh's
 # debuginfod test: Debian's package ships the server alone, no service)
 PKGS="$PKGS debuginfod"

@@ -106,8 +106,8 @@ static int pools_alloc(struct events *e, const struct alloc_event *ev, uint64_t 
 	if (err || !named)
 		return err;
 	if (old)
-		return pools__move(e->pools, old, addr);
-	return pools__block(e->pools, addr, ev->pool ? ev->pool | tag : 0);
+		return pools__move(e->pools, old, addr, ev->size);
+	return pools__block(e->pools, addr, ev->size, ev->pool ? ev->pool | tag : 0);
 }
 
 static int handle_alloc(struct events *e, const struct slot_sink *k,

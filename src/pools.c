@@ -15,6 +15,7 @@ enum { BY_POOL, BY_PAGE, NLISTS };
 
 struct named_block {
 	uint64_t pool;			/* 0: none */
+	uint64_t bytes;			/* what it stands for in the heap's totals */
 	uint64_t prev[NLISTS];		/* the neighbours' addresses; 0: none */
 	uint64_t next[NLISTS];
 };
@@ -24,8 +25,9 @@ struct pools {
 	struct table *slabs;		/* addr -> uint64_t size */
 	struct table *blocks;		/* addr -> struct named_block */
 	struct table *heads[NLISTS];	/* pool, page -> uint64_t first block's addr */
-	uint64_t own_bytes;
-	uint64_t own_count;
+	uint64_t slab_bytes;		/* the slabs' */
+	uint64_t slab_count;
+	uint64_t block_bytes;		/* the named blocks' */
 };
 
 struct pools *pools__new(struct heap *heap)
@@ -98,6 +100,7 @@ static void unlink_block(struct pools *p, uint64_t addr)
 
 	if (table__remove(p->blocks, addr, &b))
 		return;
+	p->block_bytes -= b.bytes;
 	for (list = 0; list < NLISTS; list++) {
 		if (list == BY_POOL && !b.pool)
 			continue;
@@ -117,7 +120,8 @@ static void unlink_block(struct pools *p, uint64_t addr)
 	}
 }
 
-int pools__block(struct pools *p, uint64_t addr, uint64_t pool)
+/* a block standing for bytes of the heap's totals */
+static int add_block(struct pools *p, uint64_t addr, uint64_t bytes, uint64_t pool)
 {
 	struct named_block *b;
 	bool existed;
@@ -127,16 +131,27 @@ int pools__block(struct pools *p, uint64_t addr, uint64_t pool)
 	if (!b)
 		return -ENOMEM;
 	b->pool = pool;
+	b->bytes = bytes;
+	p->block_bytes += bytes;
 	return link_block(p, addr);
 }
 
-int pools__move(struct pools *p, uint64_t old_addr, uint64_t addr)
+int pools__block(struct pools *p, uint64_t addr, uint64_t size, uint64_t pool)
+{
+	uint64_t bytes, count;
+
+	/* sampled: a block stands for more */
+	heap__weigh(p->heap, size, &bytes, &count);
+	return add_block(p, addr, bytes, pool);
+}
+
+int pools__move(struct pools *p, uint64_t old_addr, uint64_t addr, uint64_t size)
 {
 	const struct named_block *b = table__lookup(p->blocks, old_addr);
 	uint64_t pool = b ? b->pool : 0;
 
 	unlink_block(p, old_addr);
-	return pools__block(p, addr, pool);
+	return pools__block(p, addr, size, pool);
 }
 
 void pools__forget(struct pools *p, uint64_t addr)
@@ -179,11 +194,11 @@ int pools__slab(struct pools *p, uint64_t addr, uint64_t len)
 	if (!size)
 		return -ENOMEM;
 	if (existed)
-		p->own_bytes -= *size;
+		p->slab_bytes -= *size;
 	else
-		p->own_count++;
+		p->slab_count++;
 	*size = len;
-	p->own_bytes += len;
+	p->slab_bytes += len;
 	return 0;
 }
 
@@ -193,8 +208,8 @@ int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr)
 
 	if (table__remove(p->slabs, addr, &size))
 		return 0;
-	p->own_bytes -= size;
-	p->own_count--;
+	p->slab_bytes -= size;
+	p->slab_count--;
 	/* the memory is gone: so are the blocks carved from it */
 	for (page = addr >> PAGE_SHIFT; size && page <= (addr + size - 1) >> PAGE_SHIFT; page++)
 		release_list(p, BY_PAGE, page, tid, addr, addr + size);
@@ -249,8 +264,8 @@ void pools__drop_tag(struct pools *p, uint64_t tag, uint64_t mask)
 	keys = keys_of(p->slabs, tag, mask, &n);
 	for (i = 0; keys && i < n; i++) {
 		table__remove(p->slabs, keys[i], &size);
-		p->own_bytes -= size;
-		p->own_count--;
+		p->slab_bytes -= size;
+		p->slab_count--;
 	}
 	free(keys);
 	keys = keys_of(p->blocks, tag, mask, &n);
@@ -282,7 +297,7 @@ int pools__copy_tag(struct pools *p, uint64_t from, uint64_t to, uint64_t mask)
 
 		b = table__lookup(p->blocks, keys[i]);
 		pool = b->pool ? (b->pool & ~mask) | to : 0;
-		err = pools__block(p, (keys[i] & ~mask) | to, pool);
+		err = add_block(p, (keys[i] & ~mask) | to, b->bytes, pool);
 	}
 	free(keys);
 	return err;
@@ -300,8 +315,11 @@ bool pools__next_slab(const struct pools *p, size_t *pos, uint64_t *addr, uint64
 
 void pools__own(const struct pools *p, uint64_t *bytes, uint64_t *count)
 {
-	*bytes = p->own_bytes;
-	*count = p->own_count;
+	/* the slabs hold the blocks carved from them: what is left is the
+	 * allocators' (headers, free lists, slack), so that the blocks and
+	 * this add up to what they took, once */
+	*bytes = p->slab_bytes > p->block_bytes ? p->slab_bytes - p->block_bytes : 0;
+	*count = p->slab_count;
 }
 
 size_t pools__memory(const struct pools *p)

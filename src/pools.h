@@ -29,10 +29,10 @@ int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr);
 /* pages unmapped: the slabs that start there go, as pools__free_slab */
 void pools__unmap(struct pools *p, uint32_t tid, uint64_t addr, uint64_t len);
 
-/* a named allocator's block (in the heap already), of pool (0: none) */
-int pools__block(struct pools *p, uint64_t addr, uint64_t pool);
-/* a named realloc moved old_addr to addr: of the same pool */
-int pools__move(struct pools *p, uint64_t old_addr, uint64_t addr);
+/* a named allocator's block of size bytes (in the heap already), of pool (0: none) */
+int pools__block(struct pools *p, uint64_t addr, uint64_t size, uint64_t pool);
+/* a named realloc moved old_addr to addr, now size bytes: of the same pool */
+int pools__move(struct pools *p, uint64_t old_addr, uint64_t addr, uint64_t size);
 /* the block at addr left the heap otherwise (a free, a new block there) */
 void pools__forget(struct pools *p, uint64_t addr);
 /* every block of pool goes */
@@ -44,7 +44,8 @@ int pools__copy_tag(struct pools *p, uint64_t from, uint64_t to, uint64_t mask);
 
 /* iteration over the slabs: start with *pos = 0; false at the end */
 bool pools__next_slab(const struct pools *p, size_t *pos, uint64_t *addr, uint64_t *len);
-/* the named allocators' own memory now: bytes, in how many pieces */
+/* the named allocators' own memory now: the bytes of their slabs that are
+ * not their live blocks (the blocks are the heap's), and how many slabs */
 void pools__own(const struct pools *p, uint64_t *bytes, uint64_t *count);
 size_t pools__memory(const struct pools *p);
 

@@ -640,6 +640,17 @@ test_named_apr() { # Debian's APR pools (libapr-1) named on the command line: ev
 	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/al.fg" | tr '\n' ' ')" "site_dropped 1000 " "-m leaked: at its caller"
 }
 
+test_named_talloc() { # Debian's talloc named on the command line (every block a malloc chunk of its own, a block's descendants freed inside talloc through free() alone): every caller exact against the driver's ledger, the kept blocks' bytes what talloc_total_size says, the chunks' headers apart as its own memory
+	local own
+	METRICS="live count" TL_ARGS="--alloc-fn talloc_named_const:size=arg2 --free-fn libtalloc:_talloc_free:ptr=arg1" ledger_test named_talloc
+	assert_eq "$(fold_sum "$T_DIR/live.fg" site_keep)" "$(expect_value "$T_DIR/live.exp" talloc-total-size)" \
+		"talloc's own count of the bytes under its root"
+	own=$(named_own "$T_DIR/live.out")
+	assert_int_ge "${own% *}" 1 "the chunks' headers: talloc's own memory"
+	assert_eq "${own#* }" "$(($(expect_value "$T_DIR/live.exp" talloc-total-blocks) + 0))" \
+		"a chunk per live block: the root and the kept ones"
+}
+
 test_bad_named_fns() { # --alloc-fn and the rest: a malformed spec, an argument out of range, a key the kind does not take, a function the target does not have: one line, non-zero exit, nothing run
 	need_target pooled || return
 	local spec

@@ -176,7 +176,7 @@ static void fuzz_allocator_scan(int fd)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return;
-	if (scan_elf(elf, &scan))
+	if (scan_elf(elf, &scan, NULL))
 		goto out;
 	is_library(&scan, LIB_C);
 	for (j = 0; j < NUM_DEFS; j++) {

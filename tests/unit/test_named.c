@@ -118,24 +118,27 @@ TEST(pools_destroy_and_slabs)
 	/* a slab at 0x10000 (4 KiB), blocks carved from it, the first where it starts */
 	ASSERT_OK(pools__slab(p, 0x10000, 4096), "slab");
 	ASSERT_OK(heap__alloc(h, 1, 0x10000, 100, 1, FN_NAMED, FRAMES, 2), "block at the slab");
-	ASSERT_OK(pools__block(p, 0x10000, 0xa0), "of pool a");
+	ASSERT_OK(pools__block(p, 0x10000, 100, 0xa0), "of pool a");
 	ASSERT_OK(heap__alloc(h, 1, 0x10070, 50, 1, FN_NAMED, FRAMES, 2), "a second");
-	ASSERT_OK(pools__block(p, 0x10070, 0xb0), "of pool b");
-	ASSERT_OK(heap__alloc(h, 1, 0x20000, 30, 1, FN_NAMED, FRAMES, 2), "one elsewhere");
-	ASSERT_OK(pools__block(p, 0x20000, 0xa0), "of pool a");
+	ASSERT_OK(pools__block(p, 0x10070, 50, 0xb0), "of pool b");
+	ASSERT_OK(pools__slab(p, 0x20000, 1024), "another slab");
+	ASSERT_OK(heap__alloc(h, 1, 0x20000, 30, 1, FN_NAMED, FRAMES, 2), "one in it");
+	ASSERT_OK(pools__block(p, 0x20000, 30, 0xa0), "of pool a");
 	pools__own(p, &bytes, &count);
-	ASSERT_EQ(bytes, 4096, "own bytes");
-	ASSERT_EQ(count, 1, "own pieces");
+	ASSERT_EQ(bytes, 4096 + 1024 - 180, "own bytes: the slabs but their live blocks");
+	ASSERT_EQ(count, 2, "own pieces");
 	ASSERT_EQ(live_bytes(h), 180, "the blocks are the heap's");
 	/* pool a destroyed: its two blocks, not b's */
 	pools__destroy_pool(p, 1, 0xa0);
 	ASSERT_EQ(live_bytes(h), 50, "pool b's block stays");
+	pools__own(p, &bytes, &count);
+	ASSERT_EQ(bytes, 4096 + 1024 - 50, "the destroyed blocks' bytes are the allocators' again");
 	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "nothing unknown");
 	/* the slab freed: the block carved from it goes */
 	ASSERT_EQ(pools__free_slab(p, 1, 0x10000), 1, "a slab");
 	ASSERT_EQ(live_bytes(h), 0, "its block gone with it");
 	pools__own(p, &bytes, &count);
-	ASSERT_EQ(bytes + count, 0, "no own memory left");
+	ASSERT_EQ(bytes, 1024, "the other slab left");
 	ASSERT_EQ(pools__free_slab(p, 1, 0x10000), 0, "not a slab any more");
 	pools__destroy_pool(p, 1, 0xb0);
 	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "a pool emptied already: nothing freed twice");
@@ -152,24 +155,24 @@ TEST(pools_forget_move_and_tags)
 
 	ASSERT_OK_PTR(p, "pools__new");
 	ASSERT_OK(heap__alloc(h, 1, 0x1000, 10, 1, FN_NAMED, FRAMES, 2), "block");
-	ASSERT_OK(pools__block(p, 0x1000, 0xa0), "of pool a");
+	ASSERT_OK(pools__block(p, 0x1000, 10, 0xa0), "of pool a");
 	/* freed on its own, and the address given to a block of another pool */
 	heap__free(h, 1, 0x1000);
 	pools__forget(p, 0x1000);
 	ASSERT_OK(heap__alloc(h, 1, 0x1000, 20, 1, FN_NAMED, FRAMES, 2), "again");
-	ASSERT_OK(pools__block(p, 0x1000, 0xb0), "of pool b");
+	ASSERT_OK(pools__block(p, 0x1000, 20, 0xb0), "of pool b");
 	pools__destroy_pool(p, 1, 0xa0);
 	ASSERT_EQ(live_bytes(h), 20, "pool a's destruction leaves b's block at the same address");
 	/* moved by a named realloc: still pool b's */
 	heap__realloc_begin(h, 1, 0x1000);
 	ASSERT_OK(heap__realloc_done(h, 1, 0x1000, 0x3000, 40, 2, FN_NAMED, FRAMES, 2), "moved");
-	ASSERT_OK(pools__move(p, 0x1000, 0x3000), "moved in the index");
+	ASSERT_OK(pools__move(p, 0x1000, 0x3000, 40), "moved in the index");
 	/* a fork: the child's copy under its tag */
 	ASSERT_OK(pools__slab(p, 0x8000, 8192), "slab");
 	ASSERT_OK(heap__copy_tag(h, 0, tag, mask, same_frames, NULL), "heap copied");
 	ASSERT_OK(pools__copy_tag(p, 0, tag, mask), "pools copied");
 	pools__own(p, &bytes, &count);
-	ASSERT_EQ(bytes, 16384, "each process's slab");
+	ASSERT_EQ(bytes, 16384 - 2 * 40, "each process's slab, but each one's block");
 	pools__destroy_pool(p, 1, 0xb0 | tag);
 	ASSERT_EQ(live_bytes(h), 40, "the child's pool destroyed, the parent's block stays");
 	pools__destroy_pool(p, 1, 0xb0);
