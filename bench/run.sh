@@ -1465,14 +1465,19 @@ section_prog_cost() {
 	echo "  (a malloc/free pair runs leave_alloc once and enter_call twice)"
 }
 
+# pcost_paired A B EXPR: EXPR of each run's figures of A ($1) and B ($2),
+# taken in the same run one after the other
+pcost_paired() {
+	paste -d' ' <(printf '%s\n' ${PCOST_RUNS_OF[$1]:-}) <(printf '%s\n' ${PCOST_RUNS_OF[$2]:-}) |
+		awk "NF == 2 && \$2 > 0 { printf \"%.2f \", $3 }"
+}
+
 prog_cost_verdict() {
 	local d worst="" r v cut_worst="" c b
 	local ratios rline=""
 	# each run's two walks, one after the other: the median of their ratios
 	for d in $PCOST_DEPTHS; do
-		ratios=$(paste -d' ' <(printf '%s\n' ${PCOST_RUNS_OF[tables/full/$d/leave]:-}) \
-			 <(printf '%s\n' ${PCOST_RUNS_OF[fp/full/$d/leave]:-}) |
-			 awk 'NF == 2 && $2 > 0 { printf "%.2f ", $1 / $2 }')
+		ratios=$(pcost_paired "tables/full/$d/leave" "fp/full/$d/leave" '$1 / $2')
 		r=$(MEDIAN_FMT=%.2f median $ratios)
 		rline="$rline depth $d: ${r:-n/a}x ($ratios);"
 		isnum "${r:-x}" || continue
@@ -1488,9 +1493,7 @@ prog_cost_verdict() {
 	local cuts line=""
 	for d in $PCOST_DEPTHS; do
 		for b in tables fp; do
-			cuts=$(paste -d' ' <(printf '%s\n' ${PCOST_RUNS_OF[$b/full/$d/leave]:-}) \
-				<(printf '%s\n' ${PCOST_RUNS_OF[$b/base/$d/leave]:-}) |
-			       awk 'NF == 2 && $2 > 0 { printf "%.2f ", 1 - $1 / $2 }')
+			cuts=$(pcost_paired "$b/full/$d/leave" "$b/base/$d/leave" '1 - $1 / $2')
 			c=$(MEDIAN_FMT=%.2f median $cuts)
 			line="$line $b depth $d: ${c:-n/a} ($cuts);"
 			isnum "${c:-x}" || continue
