@@ -85,40 +85,15 @@ struct events {
 	bool last_gap_writing;
 };
 
-/* a block, with the program's own allocators about: theirs are indexed
- * by pool and page, and any block where one was replaces it there */
-static int pools_alloc(struct events *e, const struct alloc_event *ev, uint64_t tag,
-		       unsigned short fn, const uint64_t *frames, int nframes)
-{
-	uint64_t addr = ev->addr | tag, old = ev->old_addr ? ev->old_addr | tag : 0;
-	bool named = (fn & 0xff) == FN_NAMED;
-	int err;
-
-	/* the pool's index is as of the block's birth: a block that was
-	 * there before (its free lost) is not the pool's any more */
-	if (!named || !old)
-		pools__forget(e->pools, addr);
-	if (old)
-		err = heap__realloc_done(e->heap, ev->tid, old, addr, ev->size, ev->ts_ns, fn,
-					 frames, nframes);
-	else
-		err = heap__alloc(e->heap, ev->tid, addr, ev->size, ev->ts_ns, fn, frames, nframes);
-	if (err || !named)
-		return err;
-	if (old)
-		return pools__move(e->pools, old, addr, ev->size);
-	return pools__block(e->pools, addr, ev->size, ev->pool ? ev->pool | tag : 0);
-}
-
 static int handle_alloc(struct events *e, const struct slot_sink *k,
 			const struct alloc_event *ev, size_t size)
 {
 	size_t head = offsetof(struct alloc_event, stack);
 	const uint64_t *frames = (const uint64_t *)ev->stack;
-	uint64_t tag = k->tag;
-	int nframes = ev->stack_len, i;
+	uint64_t tag = k->tag, addr, old;
+	int nframes = ev->stack_len, i, err;
 	unsigned short fn = ev->fn & ~FN_AT_SYSCALL;
-	bool mapping;
+	bool mapping, named;
 
 	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
 	    nframes > MAX_STACK_DEPTH) {
@@ -160,13 +135,23 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
-	if (e->pools)
-		return pools_alloc(e, ev, tag, fn, frames, nframes);
-	if (ev->old_addr)
-		return heap__realloc_done(e->heap, ev->tid, ev->old_addr | tag, ev->addr | tag,
-					  ev->size, ev->ts_ns, fn, frames, nframes);
-	return heap__alloc(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn, frames,
-			   nframes);
+	addr = ev->addr | tag;
+	old = ev->old_addr ? ev->old_addr | tag : 0;
+	named = (fn & 0xff) == FN_NAMED;
+	/* a named allocator's pool index is as of the block's birth: a block
+	 * that was there before (its free lost) is not a pool's any more */
+	if (e->pools && (!named || !old))
+		pools__forget(e->pools, addr);
+	if (old)
+		err = heap__realloc_done(e->heap, ev->tid, old, addr, ev->size, ev->ts_ns, fn,
+					 frames, nframes);
+	else
+		err = heap__alloc(e->heap, ev->tid, addr, ev->size, ev->ts_ns, fn, frames, nframes);
+	if (err || !e->pools || !named)
+		return err;
+	if (old)
+		return pools__move(e->pools, old, addr, ev->size);
+	return pools__block(e->pools, addr, ev->size, ev->pool ? ev->pool | tag : 0);
 }
 
 /* an exec or a fork: reading stops after it until events__resume() */
@@ -261,13 +246,11 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_ALLOC:
 		return handle_alloc(e, k, data, size);
 	case EVENT_FREE:
-		/* a slab of a named allocator's is not the heap's */
+		/* a slab of a named allocator's is not the heap's; anything
+		 * else is a block's release, as a named free's */
 		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag))
 			return 0;
-		heap__free(e->heap, ev->tid, ev->addr | tag);
-		if (e->pools)
-			pools__forget(e->pools, ev->addr | tag);
-		return 0;
+		/* fall through */
 	case EVENT_NAMED_FREE:
 		heap__free(e->heap, ev->tid, ev->addr | tag);
 		if (e->pools)
