@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -35,6 +37,7 @@ struct leakcheck {
 	struct leaks *leaks;
 	double stopped_ms, scan_ms;
 	struct snapshot *snap;
+	struct snapshot_code code;	/* found before the stop */
 	char how[160];
 	int scan_err;
 	atomic_bool scanned;
@@ -376,6 +379,9 @@ static void *scan_thread(void *arg)
 {
 	struct leakcheck *c = arg;
 
+	/* the target runs on beside the scan, which can wait: on a host with
+	 * few CPUs the target's threads get one as soon as they want it */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	c->scan_err = scan(c);
 	atomic_store(&c->scanned, true);
 	return NULL;
@@ -402,7 +408,7 @@ static int scan_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 {
 	char why[128];
-	int err = snapshot__take(c->pid, c->threads, c->ntids, o->quiet, o->ctx, &c->snap, why,
+	int err = snapshot__take(c->pid, &c->code, c->threads, c->ntids, o->quiet, o->ctx, &c->snap, why,
 				 sizeof(why));
 
 	if (!err && !open_mem(c, snapshot__pid(c->snap))) {
@@ -421,8 +427,14 @@ static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 
 static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct heap *heap)
 {
-	uint64_t t0 = clock__now_ns(), t1;
-	int err = stop_all(c);
+	uint64_t t0, t1;
+	int err;
+
+	/* outside the stop: reading the code for them takes milliseconds */
+	if (o->snapshot)
+		snapshot__find_code(c->pid, &c->code);
+	t0 = clock__now_ns();
+	err = stop_all(c);
 
 	snprintf(c->how, sizeof(c->how), "stopped scan");
 	if (!err) {

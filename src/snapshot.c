@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -39,6 +40,9 @@ static void drop(pid_t copy, pid_t helper)
 	/* its parent is gone (the helper): the reaper of the pid namespace
 	 * takes it after us, as any orphan */
 	if (copy > 0) {
+		/* its exit frees the copy's page tables and pages, in its own
+		 * time: that work yields to the target's threads */
+		setpriority(PRIO_PROCESS, (id_t)copy, 19);
 		kill(copy, SIGKILL);
 		while (waitpid(copy, &st, __WALL) < 0 && errno == EINTR)
 			;
@@ -121,11 +125,12 @@ static ssize_t read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 /* "syscall; ret" and "mov $15, %rax (or %eax); syscall" (glibc's and
  * musl's __restore_rt) in the process's executable memory, as it is now
  * (a breakpoint of ours would not match) */
+static const uint8_t g1[] = { 0x0f, 0x05, 0xc3 };
+static const uint8_t g2a[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+static const uint8_t g2b[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+
 static int find_gadgets(pid_t pid, uint64_t *sys_ret, uint64_t *sigret)
 {
-	static const uint8_t g1[] = { 0x0f, 0x05, 0xc3 };
-	static const uint8_t g2a[] = { 0x48, 0xc7, 0xc0, 0x0f, 0, 0, 0, 0x0f, 0x05 };
-	static const uint8_t g2b[] = { 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
 	char path[64], line[512];
 	size_t chunk = 1 << 20, total = 0;
 	uint8_t *buf = malloc(chunk + 16);
@@ -166,6 +171,28 @@ static int find_gadgets(pid_t pid, uint64_t *sys_ret, uint64_t *sigret)
 	fclose(f);
 	free(buf);
 	return *sys_ret && *sigret ? 0 : -ENOENT;
+}
+
+int snapshot__find_code(pid_t pid, struct snapshot_code *code)
+{
+	return find_gadgets(pid, &code->sys_ret, &code->sigret);
+}
+
+/* the sequences found before the stop are still there (an exec or an
+ * unmapping since would leave anything at those addresses) */
+static bool code_still_there(pid_t pid, const struct snapshot_code *code)
+{
+	uint8_t b[sizeof(g2a)];
+
+	if (!code || !code->sys_ret || !code->sigret)
+		return false;
+	if (read_mem(pid, code->sys_ret, b, sizeof(g1)) != sizeof(g1) || memcmp(b, g1, sizeof(g1)))
+		return false;
+	if (read_mem(pid, code->sigret, b, sizeof(g2a)) == sizeof(g2a) &&
+	    !memcmp(b, g2a, sizeof(g2a)))
+		return true;
+	return read_mem(pid, code->sigret, b, sizeof(g2b)) == sizeof(g2b) &&
+	       !memcmp(b, g2b, sizeof(g2b));
 }
 
 /* the mapping named [stack] holds [lo, sp) */
@@ -519,9 +546,9 @@ static int run_helper(pid_t helper, bool *reap)
 	return (int)msg;
 }
 
-int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
-		   void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
-		   struct snapshot **out, char *why, size_t whylen)
+int snapshot__take(pid_t pid, const struct snapshot_code *code,
+		   const struct snapshot_thread *t, size_t n, void (*quiet)(void *ctx, pid_t pid, bool on),
+		   void *ctx, struct snapshot **out, char *why, size_t whylen)
 {
 	uint8_t *xstate = NULL;
 	struct iovec xv;
@@ -540,9 +567,13 @@ int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
 			    "it runs under a seccomp filter");
 	if (status_field(pid, pid, "NSpid", true) == 1)
 		return fail(why, whylen, -EOPNOTSUPP, "it is the init of its pid namespace");
-	if (find_gadgets(pid, &sys_ret, &sigret))
+	if (code_still_there(pid, code)) {
+		sys_ret = code->sys_ret;
+		sigret = code->sigret;
+	} else if (find_gadgets(pid, &sys_ret, &sigret)) {
 		return fail(why, whylen, -EOPNOTSUPP,
 			    "its code has no system-call return sequence to use");
+	}
 	xstate = calloc(1, MAX_XSTATE);
 	if (!xstate)
 		return -ENOMEM;
@@ -623,9 +654,14 @@ void snapshot__release(struct snapshot *s)
 
 #else
 
-int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
-		   void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
-		   struct snapshot **out, char *why, size_t whylen)
+int snapshot__find_code(pid_t pid, struct snapshot_code *code)
+{
+	return -EOPNOTSUPP;
+}
+
+int snapshot__take(pid_t pid, const struct snapshot_code *code,
+		   const struct snapshot_thread *t, size_t n, void (*quiet)(void *ctx, pid_t pid, bool on),
+		   void *ctx, struct snapshot **out, char *why, size_t whylen)
 {
 	*out = NULL;
 	return fail(why, whylen, -EOPNOTSUPP, "snapshots are made on x86-64 only");

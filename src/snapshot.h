@@ -3,6 +3,7 @@
 #define TRACELLOC_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
 
@@ -29,13 +30,24 @@ struct snapshot_thread {
 	struct user_regs_struct regs;	/* at the stop */
 };
 
-/* the copy of pid, whose threads t[0..n) are stopped; the thread that made
+/* where the process's own code has the sequences a snapshot chains: looked
+ * for before the threads are stopped (reading the code takes ms), checked
+ * again once they are */
+struct snapshot_code {
+	uint64_t sys_ret, sigret;
+};
+
+/* 0, or negative errno: none found (snapshot__take looks again and says why) */
+int snapshot__find_code(pid_t pid, struct snapshot_code *code);
+
+/* the copy of pid, whose threads t[0..n) are stopped, with code from
+ * snapshot__find_code (NULL, or not there any more: looked for again); the thread that made
  * it is let go. Negative errno, and why in one line when it cannot be done
  * (-EOPNOTSUPP: not this way for this process; others: the fork failed).
  * *out, when set (even on failure), is released after the scan: a failed
  * copy leaves the thread waiting in the kernel till then */
-int snapshot__take(pid_t pid, const struct snapshot_thread *t, size_t n,
-		   void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
+int snapshot__take(pid_t pid, const struct snapshot_code *code,
+		   const struct snapshot_thread *t, size_t n, void (*quiet)(void *ctx, pid_t pid, bool on), void *ctx,
 		   struct snapshot **out, char *why, size_t whylen);
 /* the copy's pid, 0 when none was made: its memory is the process's at the stop */
 pid_t snapshot__pid(const struct snapshot *s);
