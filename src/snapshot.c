@@ -180,7 +180,7 @@ int snapshot__find_code(pid_t pid, struct snapshot_code *code)
 
 /* the sequences found before the stop are still there (an exec or an
  * unmapping since would leave anything at those addresses) */
-static bool code_still_there(pid_t pid, const struct snapshot_code *code)
+bool snapshot__code_valid(pid_t pid, const struct snapshot_code *code)
 {
 	uint8_t b[sizeof(g2a)];
 
@@ -567,7 +567,7 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 			    "it runs under a seccomp filter");
 	if (status_field(pid, pid, "NSpid", true) == 1)
 		return fail(why, whylen, -EOPNOTSUPP, "it is the init of its pid namespace");
-	if (code_still_there(pid, code)) {
+	if (snapshot__code_valid(pid, code)) {
 		sys_ret = code->sys_ret;
 		sigret = code->sigret;
 	} else if (find_gadgets(pid, &sys_ret, &sigret)) {
@@ -657,6 +657,11 @@ void snapshot__release(struct snapshot *s)
 int snapshot__find_code(pid_t pid, struct snapshot_code *code)
 {
 	return -EOPNOTSUPP;
+}
+
+bool snapshot__code_valid(pid_t pid, const struct snapshot_code *code)
+{
+	return false;
 }
 
 int snapshot__take(pid_t pid, const struct snapshot_code *code,

@@ -39,6 +39,9 @@ struct snapshot_code {
 
 /* 0, or negative errno: none found (snapshot__take looks again and says why) */
 int snapshot__find_code(pid_t pid, struct snapshot_code *code);
+/* code's addresses in pid still hold the sequences (an exec or an unmap
+ * since the search would leave other bytes there, or none) */
+bool snapshot__code_valid(pid_t pid, const struct snapshot_code *code);
 
 /* the copy of pid, whose threads t[0..n) are stopped, with code from
  * snapshot__find_code (NULL, or not there any more: looked for again); the thread that made

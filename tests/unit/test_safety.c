@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* holds.c's decision to continue a held process, and text.c's escaping */
+/* holds.c's decision to continue a held process, text.c's escaping, the
+ * snapshot's check of the code it found before the stop */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "holds.h"
 #include "processes.h"
 #include "safeopen.h"
+#include "snapshot.h"
 #include "test.h"
 #include "text.h"
 #include "tracelloc.h"
@@ -187,3 +189,26 @@ TEST(closer_closes_everything)
 	ASSERT_TRUE(fcntl(p[0], F_GETFD) < 0, "closed at once without a closer");
 	close(p[1]);
 }
+
+#if defined(__x86_64__)
+TEST(snapshot_code_checked_again)
+{
+	/* "syscall; ret", then "mov $15, %eax; syscall", where a test can change them */
+	static uint8_t code[16] = { 0x0f, 0x05, 0xc3, 0, 0, 0, 0, 0, 0xb8, 0x0f, 0, 0, 0, 0x0f, 0x05 };
+	struct snapshot_code c = { (uint64_t)(uintptr_t)code, (uint64_t)(uintptr_t)(code + 8) }, found;
+
+	ASSERT_EQ(snapshot__code_valid(getpid(), &c), true, "both sequences there");
+	code[2] = 0x90;
+	ASSERT_EQ(snapshot__code_valid(getpid(), &c), false, "the first one changed");
+	code[2] = 0xc3;
+	code[13] = 0x90;
+	ASSERT_EQ(snapshot__code_valid(getpid(), &c), false, "the second one changed");
+	code[13] = 0x0f;
+	c.sigret = 0;
+	ASSERT_EQ(snapshot__code_valid(getpid(), &c), false, "none found");
+	ASSERT_EQ(snapshot__code_valid(getpid(), NULL), false, "no search made");
+	/* our own libc has them, and they stay there */
+	ASSERT_EQ(snapshot__find_code(getpid(), &found), 0, "found in this process");
+	ASSERT_EQ(snapshot__code_valid(getpid(), &found), true, "checked again");
+}
+#endif
