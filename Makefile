@@ -255,7 +255,7 @@ $(OUT)/fuzz:
 $(OUT)/fuzz/%.o: src/%.c | $(OUT)/fuzz
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(OUT)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c src/symbolize.c src/attach.c $(wildcard src/*.h) \
+$(OUT)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c src/symbolize.c src/elffacts.c $(wildcard src/*.h) \
 		$(OUT)/tracelloc.skel.h $(FUZZ_OBJS)
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -D_GNU_SOURCE $(FUZZ_FLAGS) -fsanitize=fuzzer \
 		-o $@ $< $(FUZZ_OBJS) $(LDLIBS)

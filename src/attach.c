@@ -16,30 +16,13 @@
 
 #include "attach.h"
 #include "closer.h"
+#include "elffacts.h"
 #include "maps.h"
 #include "allocfns.h"
 #include "named.h"
 #include "probesite.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
-
-/* where a probe_def is looked for: glibc's libc, libstdc++, ld.so, or a
- * library of another allocator family that replaces malloc (is_library) */
-enum library {
-	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL,
-	LIB_NAMED,	/* the program's own allocators (named.h), in any object */
-	LIB__COUNT
-};
-
-static const char *const family_names[LIB__COUNT] = {
-	[LIB_C] = "glibc",
-	[LIB_STDCXX] = "libstdc++",
-	[LIB_JEMALLOC] = "jemalloc",
-	[LIB_TCMALLOC] = "tcmalloc",
-	[LIB_MIMALLOC] = "mimalloc",
-	[LIB_MUSL] = "musl",
-	[LIB_NAMED] = "named",
-};
 
 const char *attach__families(void)
 {
@@ -50,116 +33,12 @@ const char *attach__families(void)
 	if (list[0])
 		return list;
 	for (lib = 0; lib < LIB__COUNT; lib++)
-		if (lib != LIB_STDCXX && lib != LIB_LD && lib != LIB_NAMED && family_names[lib])
+		if (lib != LIB_STDCXX && lib != LIB_LD && lib != LIB_NAMED &&
+		    elffacts__family_name(lib))
 			len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
-					family_names[lib]);
+					elffacts__family_name(lib));
 	return list;
 }
-
-/* what every family that replaces malloc exports, and its operator new and
- * delete: their delete does not always go through a probed free */
-#define STANDARD_API(lib)							\
-	{ "free", FN_FREE_NESTED, lib },						\
-	{ "malloc", FN_MALLOC, lib },						\
-	{ "calloc", FN_CALLOC, lib },						\
-	{ "realloc", FN_REALLOC, lib },						\
-	{ "reallocarray", FN_REALLOCARRAY, lib },				\
-	{ "posix_memalign", FN_POSIX_MEMALIGN, lib },				\
-	{ "aligned_alloc", FN_ALIGNED_ALLOC, lib },				\
-	{ "memalign", FN_MEMALIGN, lib },					\
-	{ "valloc", FN_VALLOC, lib },						\
-	{ "pvalloc", FN_PVALLOC, lib },						\
-	{ "_Znwm", FN_NEW, lib },						\
-	{ "_ZnwmRKSt9nothrow_t", FN_NEW, lib },					\
-	{ "_Znam", FN_NEW_ARRAY, lib },						\
-	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, lib },				\
-	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, lib },			\
-	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, lib },		\
-	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, lib },			\
-	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, lib },	\
-	{ "_ZdlPv", FN_FREE_NESTED, lib },						\
-	{ "_ZdaPv", FN_FREE_NESTED, lib },						\
-	{ "_ZdlPvm", FN_FREE_NESTED, lib },						\
-	{ "_ZdaPvm", FN_FREE_NESTED, lib },						\
-	{ "_ZdlPvSt11align_val_t", FN_FREE_NESTED, lib },				\
-	{ "_ZdaPvSt11align_val_t", FN_FREE_NESTED, lib },				\
-	{ "_ZdlPvmSt11align_val_t", FN_FREE_NESTED, lib },				\
-	{ "_ZdaPvmSt11align_val_t", FN_FREE_NESTED, lib }
-
-struct probe_def {
-	const char *symbol;
-	enum alloc_fn fn;	/* its row in allocfns.c */
-	enum library lib;
-};
-
-static const struct probe_def probe_defs[] = {
-	/* free and the thread-exit hook first: attached before the allocators,
-	 * a block allocated under our probes is never released unseen */
-	{ "free", FN_FREE, LIB_C },
-	{ "__call_tls_dtors", FN_THREAD_EXIT, LIB_C },
-	/* the program's own mappings, where it makes them (see the BPF side);
-	 * munmap first, for the same reason */
-	{ "munmap", FN_MUNMAP, LIB_C },
-	{ "mmap", FN_MMAP, LIB_C },
-	{ "mremap", FN_MREMAP, LIB_C },
-	{ "mprotect", FN_MPROTECT, LIB_C },
-	/* --leak-check: the process is held there, its memory whole */
-	{ "exit", FN_EXIT, LIB_C },
-	{ "malloc", FN_MALLOC, LIB_C },
-	{ "calloc", FN_CALLOC, LIB_C },
-	{ "realloc", FN_REALLOC, LIB_C },
-	{ "reallocarray", FN_REALLOCARRAY, LIB_C },
-	{ "posix_memalign", FN_POSIX_MEMALIGN, LIB_C },
-	{ "aligned_alloc", FN_ALIGNED_ALLOC, LIB_C },
-	{ "memalign", FN_MEMALIGN, LIB_C },
-	{ "valloc", FN_VALLOC, LIB_C },
-	{ "pvalloc", FN_PVALLOC, LIB_C },
-	/* operator new: the stack at its return is complete even though
-	 * libstdc++ has no frame pointers; its inner malloc counts as nested.
-	 * operator delete is a tail call to free, which the free probe sees. */
-	{ "_Znwm", FN_NEW, LIB_STDCXX },
-	{ "_ZnwmRKSt9nothrow_t", FN_NEW, LIB_STDCXX },
-	{ "_Znam", FN_NEW_ARRAY, LIB_STDCXX },
-	{ "_ZnamRKSt9nothrow_t", FN_NEW_ARRAY, LIB_STDCXX },
-	{ "_ZnwmSt11align_val_t", FN_NEW_ALIGNED, LIB_STDCXX },
-	{ "_ZnwmSt11align_val_tRKSt9nothrow_t", FN_NEW_ALIGNED, LIB_STDCXX },
-	{ "_ZnamSt11align_val_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
-	{ "_ZnamSt11align_val_tRKSt9nothrow_t", FN_NEW_ARRAY_ALIGNED, LIB_STDCXX },
-	/* jemalloc (libjemalloc.so.2), and its own API */
-	STANDARD_API(LIB_JEMALLOC),
-	{ "sdallocx", FN_FREE_NESTED, LIB_JEMALLOC },
-	{ "dallocx", FN_FREE_NESTED, LIB_JEMALLOC },
-	{ "mallocx", FN_MALLOCX, LIB_JEMALLOC },
-	{ "rallocx", FN_RALLOCX, LIB_JEMALLOC },
-	{ "xallocx", FN_XALLOCX, LIB_JEMALLOC },
-	/* gperftools' tcmalloc (libtcmalloc.so.4, libtcmalloc_minimal.so.4):
-	 * its tc_* names are the same functions as the standard ones */
-	STANDARD_API(LIB_TCMALLOC),
-	/* it exports mmap, munmap and mremap of its own (for its hooks), which
-	 * make the system calls themselves: the program's calls end there */
-	{ "munmap", FN_MUNMAP, LIB_TCMALLOC },
-	{ "mmap", FN_MMAP, LIB_TCMALLOC },
-	{ "mremap", FN_MREMAP, LIB_TCMALLOC },
-	/* mimalloc (libmimalloc.so.2), and its own API (mi_malloc, mi_calloc,
-	 * mi_realloc and mi_free are malloc, calloc, realloc and free) */
-	STANDARD_API(LIB_MIMALLOC),
-	{ "mi_zalloc", FN_MI_ZALLOC, LIB_MIMALLOC },
-	{ "mi_malloc_aligned", FN_MI_MALLOC_ALIGNED, LIB_MIMALLOC },
-	{ "mi_zalloc_aligned", FN_MI_ZALLOC_ALIGNED, LIB_MIMALLOC },
-	{ "mi_calloc_aligned", FN_MI_CALLOC_ALIGNED, LIB_MIMALLOC },
-	{ "mi_realloc_aligned", FN_MI_REALLOC_ALIGNED, LIB_MIMALLOC },
-	/* musl: its dynamic loader is its libc; or in a static executable */
-	STANDARD_API(LIB_MUSL),
-	{ "munmap", FN_MUNMAP, LIB_MUSL },
-	{ "mmap", FN_MMAP, LIB_MUSL },
-	{ "mremap", FN_MREMAP, LIB_MUSL },
-	{ "mprotect", FN_MPROTECT, LIB_MUSL },
-	{ "exit", FN_EXIT, LIB_MUSL },
-	/* not an allocator: the debugger hook, called as libraries come and go */
-	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
-};
-
-#define NUM_DEFS (sizeof(probe_defs) / sizeof(probe_defs[0]))
 
 struct site {
 	const struct probe_def *def;
@@ -197,9 +76,9 @@ struct attach {
 	struct object *objects;
 	size_t nobjects;
 	/* the allocators' functions, then those of the program's own (named) */
-	struct site sites[NUM_DEFS + 2 * MAX_NAMED_FNS];
+	struct site sites[MAX_PROBE_DEFS + 2 * MAX_NAMED_FNS];
 	size_t nsites;
-	size_t nfamily_sites;	/* of probe_defs: one allocator is what we trace */
+	size_t nfamily_sites;	/* of elffacts__defs: one allocator is what we trace */
 	struct probe_def named_defs[MAX_NAMED_FNS];
 	bool multi;		/* one uprobe_multi link per object and direction */
 	struct bpf_link **links; /* otherwise one perf-event link per probe */
@@ -289,256 +168,6 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* the executable PT_LOAD that holds x: a virtual address, or (by_offset) a
- * file offset; 0, or -errno */
-static int code_segment(Elf *elf, uint64_t x, bool by_offset, GElf_Phdr *found)
-{
-	size_t i, n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		uint64_t start;
-
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		/* a mapping's offset is the segment's, rounded down to its page */
-		start = by_offset ? ph.p_offset & ~4095ULL : ph.p_vaddr;
-		if (x >= start && x < (by_offset ? ph.p_offset : ph.p_vaddr) + ph.p_filesz) {
-			*found = ph;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* p_vaddr - p_offset of the code segment that holds file offset off */
-static int code_delta(Elf *elf, uint64_t off, uint64_t *delta)
-{
-	GElf_Phdr ph;
-	int err = code_segment(elf, off, true, &ph);
-
-	if (!err)
-		*delta = ph.p_vaddr - ph.p_offset;
-	return err;
-}
-
-/* file offset of a virtual address, through the code segment that holds it */
-static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
-{
-	GElf_Phdr ph;
-	int err = code_segment(elf, vaddr, false, &ph);
-
-	if (!err)
-		*offset = vaddr - ph.p_vaddr + ph.p_offset;
-	return err;
-}
-
-/* symbols that tell a family where no soname does (scan_elf) */
-enum {
-	MARK_DLS3 = 1,		/* __dls3: musl's dynamic loader, which is its libc */
-	MARK_MALLOC_IMPL = 2,	/* __libc_malloc_impl: musl's malloc, linked in */
-	MARK_LIBC_MALLOC = 4,	/* __libc_malloc: glibc's, linked in (or musl's) */
-	MARK_START_MAIN = 8,	/* __libc_start_main */
-	MARK_MALLOC = 16,	/* malloc, in any symbol table */
-	MARK_SYMTAB = 32,	/* a .symtab at all */
-	MARK_DYNAMIC = 64,	/* a .dynamic at all */
-	MARK_GO = 128,		/* a .go.buildinfo section: Go's runtime, whose calls are raw */
-};
-
-struct elf_scan {
-	uint64_t vaddr[NUM_DEFS];	/* 0: not defined */
-	char soname[64];
-	bool defines_malloc;		/* exports malloc (.dynsym) */
-	bool jemalloc_prefixed;		/* je_mallocx, _rjem_mallocx: malloc stays another's */
-	bool from_prefix[NUM_DEFS];	/* a jemalloc def found under its prefix */
-	/* a static executable's own libc allocator, beside a prefixed jemalloc
-	 * (Rust's tikv-jemallocator in a static musl binary): LIB__COUNT, none */
-	enum library linked_libc;
-	unsigned int marks;
-	enum library family;		/* LIB__COUNT: none */
-	/* a shared library (glibc's or musl's libc.so, tcmalloc's), not an
-	 * allocator linked into a program: its mmap is where the program's
-	 * calls go */
-	bool shared;
-	uint64_t r_debug;		/* ld.so's _r_debug, its vaddr; 0: none */
-	const struct named_fns *named;	/* looked for as well */
-	uint64_t named_vaddr[MAX_NAMED_FNS];
-};
-
-static const struct { const char *name; unsigned int mark; } markers[] = {
-	{ "__dls3", MARK_DLS3 },
-	{ "__libc_malloc_impl", MARK_MALLOC_IMPL },
-	{ "__libc_malloc", MARK_LIBC_MALLOC },
-	{ "__libc_start_main", MARK_START_MAIN },
-	{ "malloc", MARK_MALLOC },
-};
-
-/* upstream Redis builds jemalloc with je_, Rust's tikv-jemallocator with _rjem_ */
-static const char *const jemalloc_prefixes[] = { "je_", "_rjem_" };
-
-static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	const char *base;
-	size_t i, j, n;
-
-	if (!data || !sh->sh_entsize)
-		return;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 0; i < n; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name)
-			continue;
-		/* ld.so's debugger interface: whether the maps are consistent */
-		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "_r_debug"))
-			scan->r_debug = sym.st_value;
-		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-			continue;
-		/* jemalloc built with a prefix: its names without it */
-		base = name;
-		for (j = 0; j < sizeof(jemalloc_prefixes) / sizeof(jemalloc_prefixes[0]); j++)
-			if (!strncmp(name, jemalloc_prefixes[j], strlen(jemalloc_prefixes[j])))
-				base = name + strlen(jemalloc_prefixes[j]);
-		if (sh->sh_type == SHT_DYNSYM && !strcmp(name, "malloc"))
-			scan->defines_malloc = true;
-		/* a family is told by what only it exports */
-		if (!strcmp(base, "mallocx")) {
-			scan->family = LIB_JEMALLOC;
-			scan->jemalloc_prefixed = base != name;
-		} else if (!strcmp(name, "tc_malloc")) {
-			scan->family = LIB_TCMALLOC;
-		} else if (!strcmp(name, "mi_malloc")) {
-			scan->family = LIB_MIMALLOC;
-		}
-		for (j = 0; j < sizeof(markers) / sizeof(markers[0]); j++)
-			if (!strcmp(name, markers[j].name))
-				scan->marks |= markers[j].mark;
-		for (j = 0; scan->named && j < scan->named->count; j++)
-			if (!scan->named_vaddr[j] && !strcmp(name, scan->named->fn[j].symbol))
-				scan->named_vaddr[j] = sym.st_value;
-		for (j = 0; j < NUM_DEFS; j++) {
-			bool prefixed = probe_defs[j].lib == LIB_JEMALLOC && base != name;
-
-			if (strcmp(probe_defs[j].lib == LIB_JEMALLOC ? base : name, probe_defs[j].symbol))
-				continue;
-			/* a prefixed name wins over the plain one, another family's */
-			if (scan->vaddr[j] && (!prefixed || scan->from_prefix[j]))
-				continue;
-			scan->vaddr[j] = sym.st_value;
-			scan->from_prefix[j] = prefixed;
-		}
-	}
-}
-
-static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *scan)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
-
-	if (!data || !sh->sh_entsize)
-		return;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 0; i < n; i++) {
-		GElf_Dyn dyn;
-		const char *name;
-
-		if (!gelf_getdyn(data, i, &dyn))
-			break;
-		if (dyn.d_tag != DT_SONAME)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
-		if (name)
-			snprintf(scan->soname, sizeof(scan->soname), "%s", name);
-	}
-}
-
-static int scan_elf(Elf *elf, struct elf_scan *scan, const struct named_fns *named)
-{
-	Elf_Scn *scn = NULL;
-	enum library linked = LIB__COUNT;
-	size_t j, names = 0;
-	const char *name;
-	bool libc;
-
-	memset(scan, 0, sizeof(*scan));
-	scan->named = named;
-	scan->family = LIB__COUNT;
-	scan->linked_libc = LIB__COUNT;
-	if (elf_kind(elf) != ELF_K_ELF)
-		return -ENOEXEC;
-	if (elf_getshdrstrndx(elf, &names))
-		names = 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		name = names ? elf_strptr(elf, names, sh.sh_name) : NULL;
-		if (name && !strcmp(name, ".go.buildinfo"))
-			scan->marks |= MARK_GO;
-		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
-			scan_symbols(elf, scn, &sh, scan);
-		if (sh.sh_type == SHT_SYMTAB)
-			scan->marks |= MARK_SYMTAB;
-		if (sh.sh_type == SHT_DYNAMIC) {
-			scan->marks |= MARK_DYNAMIC;
-			read_soname(elf, scn, &sh, scan);
-		}
-	}
-	if (!strncmp(scan->soname, "libc.so.6", 9))
-		scan->family = LIB_C;
-	else if (scan->marks & MARK_DLS3)
-		scan->family = LIB_MUSL;
-	libc = scan->family == LIB_C || scan->family == LIB_MUSL;
-	scan->shared = libc || (scan->family == LIB_TCMALLOC && scan->soname[0]);
-	if (!libc && !scan->defines_malloc && (scan->marks & MARK_MALLOC)) {
-		/* a static executable: the allocator is linked in */
-		if (scan->marks & MARK_MALLOC_IMPL)
-			linked = LIB_MUSL;
-		else if ((scan->marks & MARK_LIBC_MALLOC) && (scan->marks & MARK_START_MAIN))
-			linked = LIB_C;
-		if (scan->family == LIB__COUNT)
-			scan->family = linked;
-		else if (scan->family == LIB_JEMALLOC && scan->jemalloc_prefixed)
-			scan->linked_libc = linked;
-	}
-	/* a prefixed jemalloc's plain names are another family's */
-	for (j = 0; scan->jemalloc_prefixed && j < NUM_DEFS; j++)
-		if (probe_defs[j].lib == LIB_JEMALLOC && !scan->from_prefix[j])
-			scan->vaddr[j] = 0;
-	return 0;
-}
-
-/* a static executable stripped of its symbols: nothing names its malloc */
-static bool stripped_static(const struct elf_scan *scan)
-{
-	return !(scan->marks & (MARK_SYMTAB | MARK_DYNAMIC));
-}
-
-static bool is_library(const struct elf_scan *scan, enum library lib)
-{
-	switch (lib) {
-	case LIB_STDCXX:
-		return !strncmp(scan->soname, "libstdc++.so", 12);
-	case LIB_LD:
-		return !strncmp(scan->soname, "ld-linux", 8);
-	case LIB_C:
-	case LIB_MUSL:
-		return scan->family == lib || scan->linked_libc == lib;
-	default:
-		/* the malloc it defines is its own, or a prefixed jemalloc's */
-		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||
-					       scan->jemalloc_prefixed);
-	}
-}
-
 static int add_object(struct attach *a, const char *name, int fd)
 {
 	struct object *grown = realloc(a->objects, (a->nobjects + 1) * sizeof(*grown));
@@ -562,30 +191,6 @@ static int add_object(struct attach *a, const char *name, int fd)
 	return 0;
 }
 
-static bool entry_only(const struct probe_def *def);
-
-/* mmap, munmap, mremap, mprotect: not an allocator's, the program's own mappings */
-static bool maps_call(const struct probe_def *def)
-{
-	return allocfns__info(def->fn)->kind == CALL_MAP;
-}
-
-/* a probe moves past instructions the kernel would single-step, where the
- * arguments (and for a return probe, the stack) are still the caller's */
-static uint64_t entry_shift(const struct attach *a, int fd, const struct probe_def *def,
-			    uint64_t offset)
-{
-	uint8_t code[32];
-	ssize_t n;
-
-	if (a->opts.probe_at_symbol)
-		return 0;
-	n = pread(fd, code, sizeof(code), offset);
-	if (n <= 0)
-		return 0;
-	return entry_only(def) ? probesite__entry_shift(code, n) : probesite__return_shift(code, n);
-}
-
 static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 {
 	size_t i;
@@ -594,107 +199,6 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 		if (a->sites[i].object == object && a->sites[i].file_offset == offset)
 			return true;
 	return false;
-}
-
-/*
- * What a file offers, as examine_object needs it: read once per file for
- * the daemon's life. A forking server's children map the same files as
- * their parent: reading each one's symbol tables again for every child took
- * most of what a PostgreSQL connection cost.
- */
-struct file_facts {
-	struct file_facts *next;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	uint64_t map_offset;		/* of the mapping (ld.so's code delta) */
-	bool at_symbol;			/* --probe-at-symbol: no entry shifts */
-	int err;			/* scan_elf's */
-	struct elf_scan scan;
-	int delta_err;
-	uint64_t code_delta;
-	bool has_offset[NUM_DEFS];
-	uint64_t offset[NUM_DEFS];	/* of each def's vaddr in the file */
-	uint64_t shift[NUM_DEFS];
-	/* the program's own allocators' (named.h) */
-	bool has_named[MAX_NAMED_FNS];
-	uint64_t named_offset[MAX_NAMED_FNS];
-	uint64_t named_shift[MAX_NAMED_FNS];
-};
-
-#define MAX_FILE_FACTS 1024
-
-static struct file_facts *file_facts;
-static size_t nfile_facts;
-
-static struct file_facts *read_facts(const struct attach *a, int fd, const struct stat *st,
-				     uint64_t map_offset)
-{
-	struct file_facts *f = calloc(1, sizeof(*f));
-	size_t j;
-	Elf *elf;
-
-	if (!f)
-		return NULL;
-	f->dev = st->st_dev;
-	f->ino = st->st_ino;
-	f->size = st->st_size;
-	f->mtime = st->st_mtim;
-	f->map_offset = map_offset;
-	f->at_symbol = a->opts.probe_at_symbol;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		free(f);
-		return NULL;	/* not ELF: nothing we can probe */
-	}
-	f->err = scan_elf(elf, &f->scan, a->opts.named);
-	if (!f->err && f->scan.r_debug)
-		f->delta_err = code_delta(elf, map_offset, &f->code_delta);
-	for (j = 0; !f->err && j < NUM_DEFS; j++) {
-		if (!f->scan.vaddr[j] || vaddr_to_offset(elf, f->scan.vaddr[j], &f->offset[j]))
-			continue;
-		f->has_offset[j] = true;
-		f->shift[j] = entry_shift(a, fd, &probe_defs[j], f->offset[j]);
-	}
-	for (j = 0; !f->err && a->opts.named && j < a->opts.named->count; j++) {
-		if (!f->scan.named_vaddr[j] ||
-		    vaddr_to_offset(elf, f->scan.named_vaddr[j], &f->named_offset[j]))
-			continue;
-		f->has_named[j] = true;
-		f->named_shift[j] = entry_shift(a, fd, &a->named_defs[j], f->named_offset[j]);
-	}
-	elf_end(elf);
-	return f;
-}
-
-/* the facts of the file open as fd, mapped at map_offset; NULL when it is
- * no ELF file (or out of memory). Owned by the cache */
-static const struct file_facts *facts_of(const struct attach *a, int fd, uint64_t map_offset,
-					 struct file_facts **uncached)
-{
-	struct file_facts *f;
-	struct stat st;
-
-	*uncached = NULL;
-	if (fstat(fd, &st))
-		return NULL;
-	for (f = file_facts; f; f = f->next)
-		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
-		    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec &&
-		    f->map_offset == map_offset && f->at_symbol == a->opts.probe_at_symbol)
-			return f;
-	f = read_facts(a, fd, &st, map_offset);
-	if (!f)
-		return NULL;
-	if (nfile_facts == MAX_FILE_FACTS) {
-		*uncached = f;	/* the caller frees it */
-		return f;
-	}
-	f->next = file_facts;
-	file_facts = f;
-	nfile_facts++;
-	return f;
 }
 
 static int add_site(struct attach *a, const struct probe_def *def, const struct mapping *m, int fd,
@@ -756,7 +260,9 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		return 0;	/* remapped meanwhile: not the object the maps named */
 	if (fd < 0)
 		return fd == -ENOENT ? -ESRCH : fd;
-	f = facts_of(a, fd, m->offset, &uncached);
+	f = elffacts__of(fd, m->offset,
+			 &(struct elffacts_opts){ a->opts.probe_at_symbol, a->opts.named, a->named_defs },
+			 &uncached);
 	if (!f) {
 		close(fd);
 		return 0;	/* not ELF: nothing we can probe */
@@ -770,7 +276,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		*foreign = true;
 		goto out;
 	}
-	if (stripped_static(scan))
+	if (elffacts__stripped_static(scan))
 		a->stripped = true;
 	if (scan->marks & MARK_GO)
 		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
@@ -779,16 +285,17 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->ld_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
 		a->r_debug_vaddr = scan->r_debug;
 	}
-	for (j = 0; j < NUM_DEFS; j++) {
+	for (j = 0; j < elffacts__ndefs; j++) {
+		const struct probe_def *def = &elffacts__defs[j];
 		uint64_t offset, shift;
 
-		if (!f->has_offset[j] || !is_library(scan, probe_defs[j].lib) ||
-		    (maps_call(&probe_defs[j]) && a->opts.no_mmap) ||
-		    (probe_defs[j].fn == FN_EXIT && !a->opts.hold_at_exit))
+		if (!f->has_offset[j] || !elffacts__is_library(scan, def->lib) ||
+		    (elffacts__maps_call(def) && a->opts.no_mmap) ||
+		    (def->fn == FN_EXIT && !a->opts.hold_at_exit))
 			continue;
 		offset = f->offset[j];
 		/* a second glibc, from another file: one allocator is what we trace */
-		if (a->nfamily_sites == NUM_DEFS) {
+		if (a->nfamily_sites == elffacts__ndefs) {
 			*foreign = true;
 			goto out;
 		}
@@ -803,18 +310,17 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		/* aliases (aligned_alloc = memalign) share one probe */
 		if (site_at(a, a->nobjects - 1, offset + shift))
 			continue;
-		a->sites[a->nsites].def = &probe_defs[j];
+		a->sites[a->nsites].def = def;
 		a->sites[a->nsites].object = a->nobjects - 1;
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
-		a->sites[a->nsites].cookie = allocfns__cookie(probe_defs[j].fn);
+		a->sites[a->nsites].cookie = allocfns__cookie(def->fn);
 		a->nsites++;
 		a->nfamily_sites++;
 		/* the allocator's functions, as the user knows them */
 		/* the functions of a family: exit is the leak check's, not its */
-		if (probe_defs[j].lib != LIB_LD && !maps_call(&probe_defs[j]) &&
-		    probe_defs[j].fn != FN_EXIT)
-			a->objects[a->nobjects - 1].sites[probe_defs[j].lib]++;
+		if (def->lib != LIB_LD && !elffacts__maps_call(def) && def->fn != FN_EXIT)
+			a->objects[a->nobjects - 1].sites[def->lib]++;
 	}
 	err = examine_named(a, m, f, fd, &any);
 out:
@@ -954,12 +460,6 @@ int attach__find(struct attach *a)
 #define UPROBE_MULTI_RETURN 1
 #define TRACE_UPROBE_MULTI 48	/* enum bpf_attach_type, Linux 6.6; not in Debian 12's headers */
 
-/* free and the thread-exit hook allocate nothing: no return probe */
-static bool entry_only(const struct probe_def *def)
-{
-	return allocfns__info(def->fn)->entry_only;
-}
-
 /* BPF_LINK_CREATE for uprobe_multi, which Debian's libbpf 1.1 cannot make;
  * the kernel's layout, so members we leave zero are there all the same */
 struct link_create_uprobe_multi {
@@ -1084,7 +584,7 @@ int attach__prepare_loaded(struct attach *a)
 
 static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 {
-	uint64_t offsets[NUM_DEFS], cookies[NUM_DEFS];
+	uint64_t offsets[MAX_PROBE_DEFS], cookies[MAX_PROBE_DEFS];
 	struct link_create_uprobe_multi attr;
 	size_t i, n = 0;
 	int fd;
@@ -1092,7 +592,7 @@ static int attach_object_multi(struct attach *a, size_t object, bool retprobe)
 	for (i = 0; i < a->nsites; i++) {
 		const struct site *site = &a->sites[i];
 
-		if (site->object != object || (retprobe && entry_only(site->def)))
+		if (site->object != object || (retprobe && elffacts__entry_only(site->def)))
 			continue;
 		offsets[n] = site->file_offset;
 		cookies[n] = site->cookie;
@@ -1143,7 +643,7 @@ int attach__attach(struct attach *a)
 	int err;
 
 	/* return probes first, so that no call is entered under our probes
-	 * and returns without them; sites are in probe_defs order, so free
+	 * and returns without them; sites are in elffacts__defs order, so free
 	 * comes before the allocators */
 	if (a->multi) {
 		grown = realloc(a->link_fds, 2 * a->nobjects * sizeof(*a->link_fds));
@@ -1171,7 +671,7 @@ int attach__attach(struct attach *a)
 	first = a->attached_sites;
 	a->attached_sites = a->nsites;
 	for (i = first; i < a->nsites; i++) {
-		if (entry_only(a->sites[i].def))
+		if (elffacts__entry_only(a->sites[i].def))
 			continue;
 		err = attach_one(a, &a->sites[i], true);
 		if (err)
@@ -1311,10 +811,10 @@ void attach__describe_sites(const struct attach *a, FILE *out)
 
 	for (i = 0; i < a->nsites; i++) {
 		site = &a->sites[i];
-		family = site->def->lib == LIB_LD ? "ld.so" : family_names[site->def->lib];
+		family = site->def->lib == LIB_LD ? "ld.so" : elffacts__family_name(site->def->lib);
 		fprintf(out, "tracelloc: probe %s (%s, %s) at offset %#" PRIx64 ", %s\n",
 			site->def->symbol, family, base_name(a->objects[site->object].name),
-			site->file_offset, entry_only(site->def) ? "entry" : "entry and return");
+			site->file_offset, elffacts__entry_only(site->def) ? "entry" : "entry and return");
 	}
 	for (i = 0; i < a->nsites; i++)
 		if (a->sites[i].shift)
@@ -1331,7 +831,7 @@ static void describe_objects(const struct attach *a, size_t from, FILE *out)
 		for (lib = 0; lib < LIB__COUNT; lib++) {
 			if (!a->objects[i].sites[lib])
 				continue;	/* ld.so: only its hook */
-			fprintf(out, "%s%s in %s (%d functions)", first ? "" : ", ", family_names[lib],
+			fprintf(out, "%s%s in %s (%d functions)", first ? "" : ", ", elffacts__family_name(lib),
 				base_name(a->objects[i].name), a->objects[i].sites[lib]);
 			first = false;
 		}

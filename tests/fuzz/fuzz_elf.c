@@ -5,8 +5,8 @@
  *  - the symbolizer: reported to libdw as a module, then a handful of
  *    addresses inside it are located (symbol tables, DWARF scopes and inline
  *    chains, line tables, demangling, .gnu_debuglink and build-id lookups);
- *  - the allocator scan of attach: symbol tables, SONAME, the PT_LOAD that
- *    holds each allocator, and the instructions at its entry;
+ *  - the allocator scan the attach uses (elffacts.c): symbol tables, SONAME,
+ *    the PT_LOAD that holds each allocator, and the instructions at its entry;
  *  - the unwind table builder: .eh_frame (and the .eh_frame_hdr libdw
  *    searches), .debug_frame, the input as its own debug file; its rows
  *    must come out sorted, found by unwind__find, and end with a GAP.
@@ -16,7 +16,7 @@
  *	make fuzz FUZZ_ARGS=-max_total_time=3600
  */
 #include "symbolize.c"
-#include "attach.c"
+#include "elffacts.c"
 #include "unwind.h"
 
 #include <dirent.h>
@@ -168,7 +168,6 @@ static void fuzz_symbolizer(void)
 
 static void fuzz_allocator_scan(int fd)
 {
-	struct attach a = { .opts = { .probe_at_symbol = false } };
 	struct elf_scan scan;
 	size_t j;
 	Elf *elf;
@@ -176,15 +175,15 @@ static void fuzz_allocator_scan(int fd)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return;
-	if (scan_elf(elf, &scan, NULL))
+	if (elffacts__scan(elf, &scan, NULL))
 		goto out;
-	is_library(&scan, LIB_C);
-	for (j = 0; j < NUM_DEFS; j++) {
+	elffacts__is_library(&scan, LIB_C);
+	for (j = 0; j < elffacts__ndefs; j++) {
 		uint64_t offset;
 
-		if (!scan.vaddr[j] || vaddr_to_offset(elf, scan.vaddr[j], &offset))
+		if (!scan.vaddr[j] || elffacts__vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
-		entry_shift(&a, fd, &probe_defs[j], offset);
+		elffacts__entry_shift(fd, &elffacts__defs[j], offset, false);
 	}
 out:
 	elf_end(elf);
