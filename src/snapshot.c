@@ -149,8 +149,10 @@ static int find_gadgets(pid_t pid, uint64_t *sys_ret, uint64_t *sigret)
 		unsigned long long start, end, a;
 		char perms[8], name[256] = "";
 
+		/* a file's code only: a JIT's may be rewritten, or made not
+		 * executable, at any moment */
 		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %255[^\n]", &start, &end, perms,
-			   name) < 3 || perms[2] != 'x' || name[0] == '[')
+			   name) < 4 || perms[2] != 'x' || name[0] != '/')
 			continue;
 		for (a = start; a < end && (!*sys_ret || !*sigret); a += chunk) {
 			size_t len = end - a < chunk + 16 ? end - a : chunk + 16;
@@ -178,13 +180,40 @@ int snapshot__find_code(pid_t pid, struct snapshot_code *code)
 	return find_gadgets(pid, &code->sys_ret, &code->sigret);
 }
 
-/* the sequences found before the stop are still there (an exec or an
- * unmapping since would leave anything at those addresses) */
+/* [a, a + len) and [b, b + blen) each lie in one executable mapping of a file */
+static bool in_file_code(pid_t pid, uint64_t a, size_t len, uint64_t b, size_t blen)
+{
+	char path[64], line[512];
+	bool a_in = false, b_in = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while ((!a_in || !b_in) && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+		char perms[8], name[8] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %7s", &start, &end, perms, name) < 4 ||
+		    perms[2] != 'x' || name[0] != '/')
+			continue;
+		a_in |= a >= start && a + len <= end;
+		b_in |= b >= start && b + blen <= end;
+	}
+	fclose(f);
+	return a_in && b_in;
+}
+
+/* the sequences found before the stop are still there, in a file's code
+ * (an exec, an unmapping or an mprotect since would leave other bytes
+ * there, or none, or bytes that are not code any more) */
 bool snapshot__code_valid(pid_t pid, const struct snapshot_code *code)
 {
 	uint8_t b[sizeof(g2a)];
 
-	if (!code || !code->sys_ret || !code->sigret)
+	if (!code || !code->sys_ret || !code->sigret ||
+	    !in_file_code(pid, code->sys_ret, sizeof(g1), code->sigret, sizeof(g2b)))
 		return false;
 	if (read_mem(pid, code->sys_ret, b, sizeof(g1)) != sizeof(g1) || memcmp(b, g1, sizeof(g1)))
 		return false;
