@@ -225,6 +225,7 @@ int BPF_KRETPROBE(leave_alloc)
 static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr,
 				      bool nested_ok, __u64 sp)
 {
+	__u32 type = EVENT_FREE;
 	__u64 now;
 
 	if (!ptr)
@@ -238,11 +239,16 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 	}
 	/* called by another free of the same block (a sized delete calling
 	 * free), the outer one still running: deeper on the stack, at once,
-	 * with no allocation by this thread in between */
+	 * with no allocation by this thread in between. Not at once, the
+	 * thread may have waited for a CPU, or freed a block another thread
+	 * got back meanwhile: the daemon knows which (EVENT_FREE_AGAIN). */
 	if (nested_ok && s) {
 		now = bpf_ktime_get_ns();
-		if (ptr == s->free_addr && sp <= s->free_sp && now - s->free_ns < 100000)
-			return 0;
+		if (ptr == s->free_addr && sp <= s->free_sp) {
+			if (now - s->free_ns < 100000)
+				return 0;
+			type = EVENT_FREE_AGAIN;
+		}
 		s->free_addr = ptr;
 		s->free_sp = sp;
 		s->free_ns = now;
@@ -252,7 +258,7 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 	if (sample_bytes &&
 	    (!bpf_map_lookup_elem(&sampled, &ptr) || bpf_map_delete_elem(&sampled, &ptr)))
 		return 0;
-	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : EVENT_FREE, who, ptr);
+	send_ptr_event(s && s->exiting ? EVENT_EXIT_FREE : type, who, ptr);
 	return 0;
 }
 

@@ -146,6 +146,11 @@ enum event_type {
 	EVENT_SLAB_FREE,
 	/* struct ptr_event: a named pool (addr) was destroyed: its blocks go */
 	EVENT_POOL_DESTROY,
+	/* struct ptr_event: a free of the block this thread's last free
+	 * released, deeper on its stack, too late to be sure it is a free
+	 * function called by that one (the thread waited for a CPU in
+	 * between): the daemon frees a live block, else it was that call */
+	EVENT_FREE_AGAIN,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */

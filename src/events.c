@@ -256,6 +256,12 @@ static int handle_record(struct events *e, const void *data, size_t size)
 		if (e->pools)
 			pools__forget(e->pools, ev->addr | tag);
 		return 0;
+	case EVENT_FREE_AGAIN:
+		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag))
+			return 0;
+		if (heap__free_again(e->heap, ev->addr | tag) && e->pools)
+			pools__forget(e->pools, ev->addr | tag);
+		return 0;
 	case EVENT_SLAB_FREE:
 		if (e->pools)
 			pools__free_slab(e->pools, ev->tid, ev->addr | tag);
@@ -304,17 +310,53 @@ static int handle_record(struct events *e, const void *data, size_t size)
 #define RINGBUF_DISCARD_BIT (1U << 30)
 #define RINGBUF_HDR_SZ 8
 
+static uint64_t record_ts(const uint32_t *hdr, uint32_t size)
+{
+	uint64_t ts = 0;
+
+	if (size >= offsetof(struct ptr_event, ts_ns) + sizeof(ts))
+		memcpy(&ts, (const unsigned char *)hdr + RINGBUF_HDR_SZ +
+		       offsetof(struct ptr_event, ts_ns), sizeof(ts));
+	return ts;
+}
+
+/*
+ * A record still being written (a program preempted on a kernel that
+ * preempts them) hides the committed records behind it until it is done.
+ * One of them may be the allocation of a block whose free sits in another
+ * ring: nothing stamped after the earliest of them is handled until they
+ * can be.
+ */
+static void lower_cutoff(const struct ring *r, unsigned long pos, uint64_t *cutoff)
+{
+	while (pos < r->end) {
+		const uint32_t *hdr = (const void *)(r->data + (pos & r->mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		uint32_t size = len & ~(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT);
+		uint64_t ts;
+
+		if (!(len & (RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT))) {
+			ts = record_ts(hdr, size);
+			if (ts && ts - 1 < *cutoff)
+				*cutoff = ts - 1;
+		}
+		pos += (size + RINGBUF_HDR_SZ + 7) & ~7UL;
+	}
+}
+
 /* the ring's next committed record from r->pos, skipping discarded ones;
  * false when there is none yet */
-static bool next_record(struct ring *r, struct head *h)
+static bool next_record(struct ring *r, struct head *h, uint64_t *cutoff)
 {
 	while (r->pos < r->end) {
 		const uint32_t *hdr = (const void *)(r->data + (r->pos & r->mask));
 		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
 		uint32_t size = len & ~(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT);
 
-		if (len & RINGBUF_BUSY_BIT)
+		if (len & RINGBUF_BUSY_BIT) {
+			lower_cutoff(r, r->pos + ((size + RINGBUF_HDR_SZ + 7) & ~7UL), cutoff);
 			return false;
+		}
 		if (len & RINGBUF_DISCARD_BIT) {
 			r->pos += (size + RINGBUF_HDR_SZ + 7) & ~7UL;
 			continue;
@@ -322,10 +364,7 @@ static bool next_record(struct ring *r, struct head *h)
 		h->r = r;
 		h->rec = (const unsigned char *)hdr + RINGBUF_HDR_SZ;
 		h->len = size;
-		h->ts = 0;
-		if (size >= offsetof(struct ptr_event, ts_ns) + sizeof(h->ts))
-			memcpy(&h->ts, (const unsigned char *)h->rec + offsetof(struct ptr_event, ts_ns),
-			       sizeof(h->ts));
+		h->ts = record_ts(hdr, size);
 		return true;
 	}
 	return false;
@@ -379,7 +418,7 @@ static int merge(struct events *e, uint64_t cutoff)
 		struct ring *r = &e->rings[i];
 
 		r->end = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
-		if (next_record(r, &h[n]))
+		if (next_record(r, &h[n], &cutoff))
 			n++;
 	}
 	for (i = n / 2 - 1; i >= 0; i--)
@@ -400,7 +439,7 @@ static int merge(struct events *e, uint64_t cutoff)
 		 * for the whole batch */
 		if (++handled % RELEASE_EVERY == 0)
 			release_space(e);
-		if (!next_record(r, &h[0]))
+		if (!next_record(r, &h[0], &cutoff))
 			h[0] = h[--n];
 		sift_down(h, n, 0);
 	}

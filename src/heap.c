@@ -251,6 +251,18 @@ void heap__free(struct heap *h, uint32_t tid, uint64_t addr)
 	h->stats.unknown_frees++;
 }
 
+bool heap__free_again(struct heap *h, uint64_t addr)
+{
+	struct live_block b;
+
+	/* not live: the free function the last free called, that free's
+	 * record already sent; live: a block another thread got back since */
+	if (table__remove(h->live, addr, &b))
+		return false;
+	free_block(h, &b);
+	return true;
+}
+
 void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr)
 {
 	struct live_block b;

@@ -55,6 +55,8 @@ void heap__destroy(struct heap *h);
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
 		uint32_t fn, const uint64_t *frames, int nframes);
 void heap__free(struct heap *h, uint32_t tid, uint64_t addr);
+/* EVENT_FREE_AGAIN: frees addr if it is live; true if it was */
+bool heap__free_again(struct heap *h, uint64_t addr);
 /* a free by an exiting thread: of a block not live, it is glibc emptying the
  * thread's cache of chunks the program freed already */
 void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr);

@@ -162,6 +162,25 @@ TEST(heap_unknown_free)
 	heap__destroy(h);
 }
 
+TEST(heap_free_again)
+{
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, 0x1000, 8, 1, FN_MALLOC, S1, 3), "alloc");
+	heap__free(h, 1, 0x1000);
+	/* the free function that free called, late: nothing, not unknown */
+	ASSERT_FALSE(heap__free_again(h, 0x1000), "free again of a block not live");
+	ASSERT_STATS(h, 1, 8, 1, 0, 0, 0, 0, 0);
+	/* another thread got the block back since: a free */
+	ASSERT_OK(heap__alloc(h, 2, 0x1000, 16, 2, FN_MALLOC, S2, 2), "alloc by another thread");
+	ASSERT_TRUE(heap__free_again(h, 0x1000), "free again of a live block");
+	ASSERT_STATS(h, 2, 24, 2, 0, 0, 0, 0, 0);
+	ASSERT_TOTALS(h, S2, 0, 0, 16, 1);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
 TEST(heap_alloc_at_live_address)
 {
 	struct heap *h = heap__new();
