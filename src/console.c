@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "recording.h"
 #include "report.h"
+#include "resident.h"
 #include "say.h"
 #include "traced.h"
 #include "tracer.h"
@@ -402,6 +403,23 @@ static void leave_out_suppressed(struct console *c, struct summary *sum)
 	profile__destroy(p);
 }
 
+/* the big mappings live now: mapped, and counted by their pages in memory */
+static void weighed_mappings(const struct console *c, struct summary *sum)
+{
+	const struct heap *heap = recording__heap(c->rec);
+	const struct live_block *b;
+	struct heap_weighed *w;
+	size_t pos = 0;
+	uint64_t addr;
+
+	while ((w = heap__next_weighed(heap, &pos, &addr, &b))) {
+		sum->weighed_count++;
+		sum->weighed_mapped += b->size;
+		sum->weighed_resident += w->resident;
+	}
+	sum->weighed_whole = recording__resident_stats(c->rec)->whole;
+}
+
 static void print_summary(struct console *c, const char *ending)
 {
 	const struct heap_stats *st = heap__stats(recording__heap(c->rec));
@@ -437,6 +455,7 @@ static void print_summary(struct console *c, const char *ending)
 		pools__own(recording__pools(c->rec), &sum.own_bytes, &sum.own_count);
 	}
 	tracer__loss(c->tracer, &sum.loss);
+	weighed_mappings(c, &sum);
 	report__summary(c->report_out, &sum);
 	if (events__malformed(ev))
 		fprintf(stderr, "tracelloc: %llu malformed records ignored\n",

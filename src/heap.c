@@ -22,6 +22,9 @@ struct heap {
 	/* the program's address space reserved with PROT_NONE: no memory
 	 * until an mprotect makes pages of it accessible */
 	struct ranges *reserved;
+	/* addr -> struct heap_weighed: the program's big mappings, counted by
+	 * their pages in memory (heap__set_resident) */
+	struct table *weighed;
 	struct stacks *stacks;
 	struct heap_stats stats;
 };
@@ -43,9 +46,10 @@ struct heap *heap__new(void)
 	h->stacks = stacks__new();
 	h->mappings = ranges__new();
 	h->reserved = ranges__new();
+	h->weighed = table__new(sizeof(struct heap_weighed));
 	h->short_lived_ns = 1000000;
 	if (!h->live || !h->in_realloc || !h->stacks || !h->mappings ||
-	    !h->reserved) {
+	    !h->reserved || !h->weighed) {
 		heap__destroy(h);
 		return NULL;
 	}
@@ -92,6 +96,7 @@ void heap__destroy(struct heap *h)
 	stacks__destroy(h->stacks);
 	ranges__destroy(h->mappings);
 	ranges__destroy(h->reserved);
+	table__destroy(h->weighed);
 	free(h);
 }
 
@@ -128,13 +133,66 @@ static uint64_t weight_count(const struct heap *h, uint64_t size)
 	return count;
 }
 
-/* the block is no longer live; its stack's totals, or NULL */
-static struct stack_totals *release(struct heap *h, const struct live_block *b)
+static bool weighable(const struct live_block *b)
+{
+	uint32_t fn = b->fn & 0xff;
+
+	return b->size >= HEAP_WEIGHED_MIN &&
+	       (fn == FN_MMAP || fn == FN_MREMAP || fn == FN_MPROTECT);
+}
+
+/* what the block at addr counts for: a big mapping, its pages in memory
+ * as last measured (none before the first measurement) */
+static void block_weight(const struct heap *h, uint64_t addr, const struct live_block *b,
+			 uint64_t *bytes, uint64_t *count)
+{
+	const struct heap_weighed *w;
+
+	weigh(h, b->size, bytes, count);
+	if (!weighable(b))
+		return;
+	w = table__lookup(h->weighed, addr);
+	*bytes = w ? w->resident : 0;
+}
+
+void heap__block_weight(const struct heap *h, uint64_t addr, const struct live_block *b,
+			uint64_t *bytes, uint64_t *count)
+{
+	block_weight(h, addr, b, bytes, count);
+}
+
+uint64_t heap__block_bytes(const struct heap *h, uint64_t addr, const struct live_block *b)
+{
+	const struct heap_weighed *w;
+
+	if (!weighable(b))
+		return b->size;
+	w = table__lookup(h->weighed, addr);
+	return w ? w->resident : 0;
+}
+
+/* a big mapping is live at addr: measured as resident bytes of it, or due */
+static void weigh_from(struct heap *h, uint64_t addr, const struct live_block *b,
+		       uint64_t resident)
+{
+	struct heap_weighed *w;
+
+	if (!weighable(b))
+		return;
+	w = table__upsert(h->weighed, addr, NULL);
+	if (w)
+		*w = (struct heap_weighed){ .resident = resident < b->size ? resident : b->size };
+}
+
+/* the block at addr is no longer live; its stack's totals, or NULL */
+static struct stack_totals *release(struct heap *h, uint64_t addr, const struct live_block *b)
 {
 	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
 	uint64_t bytes, count;
 
-	weigh(h, b->size, &bytes, &count);
+	block_weight(h, addr, b, &bytes, &count);
+	if (weighable(b))
+		table__remove(h->weighed, addr, NULL);
 	if (t) {
 		t->live_bytes -= bytes;
 		t->live_count -= count;
@@ -161,12 +219,15 @@ static void count_free(struct heap *h, const struct live_block *b, struct stack_
 		stacks__hist(h->stacks, b->stack_id)->life[stack_hist__life_bucket(life)]++;
 }
 
-static void free_block(struct heap *h, const struct live_block *b)
+static void free_block(struct heap *h, uint64_t addr, const struct live_block *b)
 {
-	count_free(h, b, release(h, b));
+	count_free(h, b, release(h, addr, b));
 }
 
-static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
+/* b is live at addr again (or anew: a copy, a piece); a big mapping counts
+ * resident bytes until measured */
+static void restore_weighed(struct heap *h, uint64_t addr, const struct live_block *b,
+			    uint64_t resident)
 {
 	struct live_block *slot = table__upsert(h->live, addr, NULL);
 	struct stack_totals *t = stacks__totals(h->stacks, b->stack_id);
@@ -175,7 +236,8 @@ static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 	if (!slot)
 		return;
 	*slot = *b;
-	weigh(h, b->size, &bytes, &count);
+	weigh_from(h, addr, b, resident);
+	block_weight(h, addr, b, &bytes, &count);
 	if (t) {
 		t->live_bytes += bytes;
 		t->live_count += count;
@@ -183,6 +245,11 @@ static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
 	check_peak(h, h->now_ns > b->birth_ns ? h->now_ns : b->birth_ns);
+}
+
+static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
+{
+	restore_weighed(h, addr, b, 0);
 }
 
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
@@ -208,7 +275,7 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	if (existed) {
 		/* the free of the previous block at addr never reached us */
 		h->stats.reused_live++;
-		release(h, b);
+		release(h, addr, b);
 	}
 	b->size = size;
 	b->birth_ns = birth_ns;
@@ -218,12 +285,15 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	weigh(h, size, &bytes, &count);
 	stacks__set_fn(h->stacks, stack_id, fn);
 	totals = stacks__totals(h->stacks, stack_id);
-	totals->live_bytes += bytes;
-	totals->live_count += count;
 	totals->alloc_bytes += bytes;
 	totals->alloc_count += count;
 	h->stats.alloc_calls += count;
 	h->stats.alloc_bytes += bytes;
+	/* a big mapping of the program's: none of it in memory yet */
+	weigh_from(h, addr, b, 0);
+	block_weight(h, addr, b, &bytes, &count);
+	totals->live_bytes += bytes;
+	totals->live_count += count;
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
 	if (h->histograms)
@@ -238,7 +308,7 @@ void heap__free(struct heap *h, uint32_t tid, uint64_t addr)
 	struct live_block b;
 
 	if (!table__remove(h->live, addr, &b)) {
-		free_block(h, &b);
+		free_block(h, addr, &b);
 		return;
 	}
 	/* realloc(p, 0) ends with a free of the block its begin set aside */
@@ -259,7 +329,7 @@ bool heap__free_again(struct heap *h, uint64_t addr)
 	 * record already sent; live: a block another thread got back since */
 	if (table__remove(h->live, addr, &b))
 		return false;
-	free_block(h, &b);
+	free_block(h, addr, &b);
 	return true;
 }
 
@@ -271,7 +341,7 @@ void heap__exit_free(struct heap *h, uint32_t tid, uint64_t addr)
 		h->stats.exit_cache_frees++;
 		return;
 	}
-	free_block(h, &b);
+	free_block(h, addr, &b);
 }
 
 void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr)
@@ -282,7 +352,7 @@ void heap__realloc_begin(struct heap *h, uint32_t tid, uint64_t addr)
 
 	if (table__remove(h->live, addr, &b))
 		return;	/* not ours: the end of the call counts the unknown free */
-	release(h, &b);
+	release(h, addr, &b);
 	pending = table__upsert(h->in_realloc, tid, &existed);
 	if (!pending)
 		return;
@@ -326,19 +396,24 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 static void lose_pages(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
 {
 	struct heap *h = ctx;
+	const struct heap_weighed *w;
 	struct stack_totals *t;
 	struct live_block b;
+	uint64_t resident;
 
 	/* not live: free() was called on it, or its record was lost */
 	if (table__remove(h->live, key, &b))
 		return;
-	t = release(h, &b);
+	w = table__lookup(h->weighed, key);
+	resident = w ? w->resident : 0;
+	t = release(h, key, &b);
 	if (!new_key || lost >= b.size) {
 		count_free(h, &b, t);
 		return;
 	}
 	b.size -= lost;
-	restore(h, new_key, &b);
+	/* at most what it had in memory, until measured again */
+	restore_weighed(h, new_key, &b, resident);
 }
 
 static void forget(void *ctx, uint64_t key, uint64_t lost, uint64_t new_key)
@@ -466,7 +541,7 @@ void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask)
 	n = blocks_of(h, tag, tag_mask, &addrs, &blocks);
 	for (i = 0; n != SIZE_MAX && i < n; i++)
 		if (!table__remove(h->live, addrs[i], &b))
-			release(h, &b);
+			release(h, addrs[i], &b);
 	ranges__drop_tag(h->mappings, tag, tag_mask);
 	ranges__drop_tag(h->reserved, tag, tag_mask);
 	free(addrs);
@@ -477,6 +552,7 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 		   heap_retag_fn retag, void *ctx)
 {
 	uint64_t *addrs, frames[MAX_COPY_FRAMES];
+	const struct heap_weighed *w;
 	struct live_block *blocks;
 	uint32_t *ids = NULL, nstacks = stacks__count(h->stacks), id, nframes;
 	const uint64_t *old;
@@ -515,7 +591,9 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 			ids[b->stack_id] = id;
 		}
 		b->stack_id = ids[b->stack_id];
-		restore(h, (addrs[i] & ~tag_mask) | to, b);
+		/* the child's pages are the parent's, until one of them writes */
+		w = table__lookup(h->weighed, addrs[i]);
+		restore_weighed(h, (addrs[i] & ~tag_mask) | to, b, w ? w->resident : 0);
 	}
 	if (!err)
 		err = ranges__copy_tag(h->mappings, from, to, tag_mask);
@@ -539,6 +617,43 @@ void heap__finish(struct heap *h)
 	table__clear(h->in_realloc);
 }
 
+int heap__set_resident(struct heap *h, uint64_t addr, uint64_t resident, uint64_t now_ns)
+{
+	struct heap_weighed *w = table__lookup(h->weighed, addr);
+	const struct live_block *b = table__lookup(h->live, addr);
+	struct stack_totals *t;
+	uint64_t before;
+
+	if (!w || !b)
+		return -ENOENT;
+	if (resident > b->size)
+		resident = b->size;
+	before = w->resident;
+	w->resident = resident;
+	w->measured_ns = now_ns;
+	w->measures++;
+	t = stacks__totals(h->stacks, b->stack_id);
+	if (t)
+		t->live_bytes += resident - before;
+	h->stats.live_bytes += resident - before;
+	if (resident > before)
+		check_peak(h, now_ns);
+	return 0;
+}
+
+struct heap_weighed *heap__next_weighed(const struct heap *h, size_t *pos, uint64_t *addr,
+					const struct live_block **b)
+{
+	struct heap_weighed *w;
+
+	while ((w = table__next(h->weighed, pos, addr))) {
+		*b = table__lookup(h->live, *addr);
+		if (*b)
+			return w;
+	}
+	return NULL;
+}
+
 const struct heap_stats *heap__stats(const struct heap *h)
 {
 	return &h->stats;
@@ -557,6 +672,7 @@ const struct live_block *heap__next_live(const struct heap *h, size_t *pos, uint
 size_t heap__memory(const struct heap *h)
 {
 	return sizeof(*h) + table__memory(h->live) + table__memory(h->in_realloc) +
+	       table__memory(h->weighed) +
 	       stacks__memory(h->stacks) + ranges__memory(h->mappings) +
 	       ranges__memory(h->reserved);
 }

@@ -37,6 +37,21 @@ struct live_block {
 	uint32_t fn;
 };
 
+/*
+ * A mapping the program makes of at least this many bytes counts by its
+ * pages in memory, not its size: runtimes map big areas and touch little
+ * of them (Go's arena index, 32 MiB, is mostly never written). Below it, a
+ * mapping counts whole, as the program asked for it.
+ */
+#define HEAP_WEIGHED_MIN (1ULL << 20)
+
+/* such a mapping's measure */
+struct heap_weighed {
+	uint64_t resident;	/* bytes in memory (or swapped out) when measured */
+	uint64_t measured_ns;	/* when (CLOCK_MONOTONIC); 0: not yet */
+	uint32_t measures;
+};
+
 struct heap *heap__new(void);
 /* blocks are samples, one per sample_bytes allocated on average: every total
  * becomes an estimate, each block weighed by the odds of its sampling */
@@ -104,6 +119,20 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 		   heap_retag_fn retag, void *ctx);
 /* tracing ended: blocks set aside by reallocs that did not return are live */
 void heap__finish(struct heap *h);
+
+/* the big mapping at addr had resident bytes in memory at now_ns: it counts
+ * them from now; -ENOENT if it is not one (any more) */
+int heap__set_resident(struct heap *h, uint64_t addr, uint64_t resident, uint64_t now_ns);
+/* iteration over the big mappings and their blocks: start with *pos = 0 */
+struct heap_weighed *heap__next_weighed(const struct heap *h, size_t *pos, uint64_t *addr,
+					const struct live_block **b);
+/* what the live block at addr counts for in the totals (heap__weigh, or a
+ * big mapping's bytes in memory) */
+void heap__block_weight(const struct heap *h, uint64_t addr, const struct live_block *b,
+			uint64_t *bytes, uint64_t *count);
+
+/* the live block's bytes: its size, or a big mapping's bytes in memory */
+uint64_t heap__block_bytes(const struct heap *h, uint64_t addr, const struct live_block *b);
 
 const struct heap_stats *heap__stats(const struct heap *h);
 struct stacks *heap__stacks(struct heap *h);

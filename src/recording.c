@@ -14,6 +14,7 @@
 #include "processes.h"
 #include "profile.h"
 #include "recording.h"
+#include "resident.h"
 #include "pools.h"
 #include "suppress.h"
 #include "say.h"
@@ -25,6 +26,7 @@ struct recording {
 	const struct options *opts;
 	struct events *events;
 	struct heap *heap;
+	struct resident *resident;	/* the big mappings' pages in memory */
 	struct pools *pools;		/* the program's own allocators', else NULL */
 	struct growth *growth;		/* --sort growth or --tui, else NULL */
 	struct timeline *timeline;	/* --timeline, else NULL */
@@ -129,7 +131,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 	r->filter = filter;
 	r->supp = supp;
 	r->heap = new_heap(o);
-	if (!r->heap)
+	if (!r->heap || resident__new(&r->resident))
 		return say(-ENOMEM, "cannot start");
 	if ((o->sort == SORT_GROWTH || o->tui) && !(r->growth = growth__new(o->growth_window)))
 		return say(-ENOMEM, "cannot start");
@@ -170,7 +172,18 @@ void recording__destroy(struct recording *r)
 	events__destroy(r->events);
 	pools__destroy(r->pools);
 	heap__destroy(r->heap);
+	resident__destroy(r->resident);
 	free(r);
+}
+
+void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all)
+{
+	resident__update(r->resident, r->heap, procs, clock__now_ns(), all);
+}
+
+const struct resident_stats *recording__resident_stats(const struct recording *r)
+{
+	return resident__stats(r->resident);
 }
 
 struct events *recording__events(const struct recording *r)
@@ -269,6 +282,7 @@ static void add_since_mark(const struct recording *r, struct profile *p)
 	const struct live_block *b;
 	uint32_t max_id = 0, *at;
 	size_t pos = 0, i;
+	uint64_t addr;
 
 	p->mark_ns = r->mark_ns;
 	if (!r->mark_ns)
@@ -282,11 +296,11 @@ static void add_since_mark(const struct recording *r, struct profile *p)
 	/* index + 1 of each stack id's entry */
 	for (i = 0; i < p->count; i++)
 		at[p->stacks[i].stack_id] = (uint32_t)i + 1;
-	while ((b = heap__next_live(r->heap, &pos, NULL)))
+	while ((b = heap__next_live(r->heap, &pos, &addr)))
 		if (b->birth_ns >= r->mark_ns && b->stack_id <= max_id && at[b->stack_id]) {
 			uint64_t bytes, count;
 
-			heap__weigh(r->heap, b->size, &bytes, &count);
+			heap__block_weight(r->heap, addr, b, &bytes, &count);
 			p->stacks[at[b->stack_id] - 1].since_mark_bytes += bytes;
 			p->stacks[at[b->stack_id] - 1].since_mark_count += count;
 		}

@@ -44,6 +44,13 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 		   struct filter *filter, struct suppressions *supp, struct recording **out);
 void recording__destroy(struct recording *r);
 
+/* the program's big mappings weighed by their pages in memory, those due
+ * (all: every one) in the processes traced now (src/resident.h) */
+struct resident_procs;
+struct resident_stats;
+void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all);
+const struct resident_stats *recording__resident_stats(const struct recording *r);
+
 struct events *recording__events(const struct recording *r);
 struct heap *recording__heap(const struct recording *r);
 /* the program's own allocators' memory (--alloc-fn ...), else NULL */

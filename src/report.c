@@ -54,7 +54,7 @@ void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now
 void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
-	char alloc_h[32], live_h[32], peak_h[32], own_h[32];
+	char alloc_h[32], live_h[32], peak_h[32], own_h[32], mapped_h[32], resident_h[32];
 	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
@@ -87,6 +87,16 @@ void report__summary(FILE *out, const struct summary *s)
 		st->unknown_frees);
 	fprintf(out, "    live allocations: %" PRIu64 " (%" PRIu64 " bytes, %s)\n", st->live_count,
 		st->live_bytes, live_h);
+	if (s->weighed_count) {
+		report__human_bytes(s->weighed_mapped, mapped_h, sizeof(mapped_h));
+		report__human_bytes(s->weighed_resident, resident_h, sizeof(resident_h));
+		fprintf(out, "    of which the program's mappings of 1 MiB or more: %" PRIu64 ", %s mapped, "
+			"counted by their pages in memory when last measured: %s\n",
+			s->weighed_count, mapped_h, resident_h);
+	}
+	if (s->weighed_whole)
+		fprintf(out, "    mappings counted whole: %" PRIu64 " (their process ended before their "
+			"pages were measured)\n", s->weighed_whole);
 	if (s->named) {
 		report__human_bytes(s->own_bytes, own_h, sizeof(own_h));
 		fprintf(out, "    held by named allocators' own memory: %" PRIu64 " bytes (%s) in %"
@@ -415,11 +425,14 @@ static void walk_live(struct profile *p, const struct heap *heap, const struct r
 	while ((b = heap__next_live(heap, &pos, &addr))) {
 		struct stack_view *v = b->stack_id <= max_id ? by_id[b->stack_id] : NULL;
 
+		uint64_t bytes;
+
 		if (!v || o->now_ns - b->birth_ns < o->min_age_ns || !view_shown(p, v))
 			continue;
-		v->live_bytes += b->size;
+		bytes = heap__block_bytes(heap, addr, b);
+		v->live_bytes += bytes;
 		v->live_count++;
-		t->total += b->size;
+		t->total += bytes;
 		t->eligible++;
 		if (!o->top ||
 		    (t->npicks == (size_t)o->top && t->picks[t->npicks - 1].block.size >= b->size))

@@ -21,6 +21,7 @@
 #include "outputs.h"
 #include "pools.h"
 #include "recording.h"
+#include "resident.h"
 #include "report.h"
 #include "run.h"
 #include "say.h"
@@ -223,12 +224,27 @@ static int handle_pending(struct run *run)
 	return follow__pending(run->r->follow, run->ending, run->ending_size) ? LOOP_END : LOOP_ON;
 }
 
+/* the program's big mappings by their pages in memory: those due (all:
+ * every one, before output) */
+static void weigh(struct run_rooms *r, bool all)
+{
+	struct resident_procs procs = { .several = traced__several(r->traced) };
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS && procs.n < RESIDENT_MAX_PROCS; i++)
+		if (traced__process(r->traced, i, &procs.pids[procs.n], &procs.tags[procs.n]))
+			procs.n++;
+	recording__weigh(r->rec, &procs, all);
+}
+
 /* what came: the records in the rings first, then forks, execs and exits */
 static int on_events(void *ctx, int fd)
 {
 	struct run *run = ctx;
 	int err = traced__consume(run->r->traced);
 
+	if (!err)
+		weigh(run->r, false);
 	return err ? err : handle_pending(run);
 }
 
@@ -244,6 +260,7 @@ static int on_pending(void *ctx, int fd)
 static void write_now(struct run_rooms *r)
 {
 	traced__consume(r->traced);
+	weigh(r, true);
 	/* first: the files carry what it found (-m leaked) */
 	if (!r->opts->tui)
 		console__leak_check(r->console);
@@ -334,6 +351,7 @@ static int on_snapshot(void *ctx, int fd)
 	if (read(fd, &expirations, sizeof(expirations)) < 0)
 		return LOOP_ON;
 	traced__consume(run->r->traced);
+	weigh(run->r, true);
 	outputs__snapshot(run->r->outputs);
 	return LOOP_ON;
 }
@@ -363,6 +381,7 @@ static int on_tick(void *ctx, int fd)
 	if (read(fd, &expirations, sizeof(expirations)) < 0)
 		return LOOP_ON;
 	traced__consume(r->traced);
+	weigh(r, false);
 	if (handle_pending(run) == LOOP_END ||
 	    !traced__refresh(r->traced, run->ending, run->ending_size))
 		return LOOP_END;
@@ -463,6 +482,8 @@ int run__trace(struct run_rooms *r, char *ending, size_t ending_size)
 	/* what the processes sent before they ended is still in the rings: all of it */
 	if (ret == LOOP_END)
 		ret = traced__flush(r->traced);
+	if (!ret)
+		weigh(r, true);
 	if (ret)
 		say(ret, "cannot process events");
 	r->tracing = false;

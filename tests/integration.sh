@@ -396,6 +396,12 @@ test_mmap_not_the_programs() { # glibc's arenas, thread stacks and the loader's 
 	assert_grep "$T_DIR/f.fg" ';remap_grow;mremap 24576$' "family: remap_grow's pages under mremap"
 }
 
+test_big_mappings() { # the program's mappings of 1 MiB or more count by their pages in memory, measured while it lives: exact ledger, the summary's line
+	METRICS="live allocated live-count" ledger_test bigmap
+	assert_grep "$T_DIR/live.out" "^    of which the program's mappings of 1 MiB or more: 3, 25\.0 MiB mapped, counted by their pages in memory when last measured: 4\.00 MiB\$" \
+		"bigmap: the summary tells mapped from in memory"
+}
+
 test_no_mmap() { # --no-mmap: the program's own mappings are left out, its allocations exact
 	need_target family || return
 	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")

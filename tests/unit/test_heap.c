@@ -85,11 +85,12 @@ static void check_consistent(struct heap *h)
 	uint64_t count = 0, bytes = 0, lc = 0, lb = 0, ac = 0, ab = 0;
 	const struct live_block *b;
 	size_t pos = 0;
+	uint64_t addr;
 	uint32_t id;
 
-	while ((b = heap__next_live(h, &pos, NULL))) {
+	while ((b = heap__next_live(h, &pos, &addr))) {
 		count++;
-		bytes += b->size;
+		bytes += heap__block_bytes(h, addr, b);
 	}
 	for (id = 1; id <= stacks__count(s); id++) {
 		const struct stack_totals *t = stacks__totals(s, id);
@@ -773,6 +774,54 @@ TEST(folded_while_events_arrive)
 
 /* the program's own mappings: munmap takes pages, a block lives while one is left */
 #define PG 4096ULL
+
+/* a mapping of HEAP_WEIGHED_MIN or more counts its pages in memory */
+TEST(heap_big_mapping_weighed)
+{
+	const uint64_t MB = 1ULL << 20, base = 0x7f0000000000ULL;
+	struct heap *h = heap__new();
+	const struct live_block *b;
+	struct heap_weighed *w;
+	size_t pos = 0, n = 0;
+	uint64_t addr;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__map(h, 1, base, 8 * MB, 100, FN_MMAP, S1, 3), "map 8 MiB");
+	ASSERT_OK(heap__map(h, 1, base + 64 * MB, 16 * PG, 100, FN_MMAP, S2, 2), "map 16 pages");
+	/* none of the big one in memory yet; the small one whole */
+	ASSERT_STATS(h, 2, 8 * MB + 16 * PG, 0, 0, 2, 16 * PG, 0, 0);
+	ASSERT_TOTALS(h, S1, 0, 1, 8 * MB, 1);
+	ASSERT_EQ(heap__set_resident(h, base + 64 * MB, PG, 200), -ENOENT, "the small one is not weighed");
+	ASSERT_OK(heap__set_resident(h, base, 3 * MB, 200), "3 MiB in memory");
+	ASSERT_TOTALS(h, S1, 3 * MB, 1, 8 * MB, 1);
+	ASSERT_EQ(heap__stats(h)->peak_live_bytes, 3 * MB + 16 * PG, "the peak");
+	/* more than mapped cannot be */
+	ASSERT_OK(heap__set_resident(h, base, 9 * MB, 300), "9 MiB in memory");
+	ASSERT_TOTALS(h, S1, 8 * MB, 1, 8 * MB, 1);
+	ASSERT_OK(heap__set_resident(h, base, 4 * MB, 400), "4 MiB in memory");
+	while ((w = heap__next_weighed(h, &pos, &addr, &b))) {
+		ASSERT_EQ(addr, base, "the weighed one");
+		ASSERT_EQ(w->resident, 4 * MB, "its measure");
+		ASSERT_EQ(w->measured_ns, 400, "its time");
+		ASSERT_EQ(b->size, 8 * MB, "its block");
+		n++;
+	}
+	ASSERT_EQ(n, 1, "one weighed mapping");
+	ASSERT_EQ(heap__block_bytes(h, base, find_live(h, base)), 4 * MB, "its bytes");
+	/* its last 6 MiB unmapped: at most the 2 MiB left, until measured again */
+	ASSERT_OK(heap__unmap(h, base + 2 * MB, 6 * MB), "unmap the tail");
+	ASSERT_TOTALS(h, S1, 2 * MB, 1, 8 * MB, 1);
+	ASSERT_OK(heap__set_resident(h, base, MB, 500), "1 MiB in memory");
+	ASSERT_STATS(h, 2, 8 * MB + 16 * PG, 0, 0, 2, MB + 16 * PG, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	/* gone: nothing left, and no longer weighed */
+	ASSERT_OK(heap__unmap(h, base, 2 * MB), "unmap the rest");
+	ASSERT_STATS(h, 2, 8 * MB + 16 * PG, 1, 0, 1, 16 * PG, 0, 0);
+	ASSERT_EQ(heap__set_resident(h, base, MB, 600), -ENOENT, "gone");
+	pos = 0;
+	ASSERT_NULL(heap__next_weighed(h, &pos, &addr, &b), "none weighed");
+	heap__destroy(h);
+}
 
 TEST(heap_map_unmap_pieces)
 {
