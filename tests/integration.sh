@@ -402,6 +402,26 @@ test_big_mappings() { # the program's mappings of 1 MiB or more count by their p
 		"bigmap: the summary tells mapped from in memory"
 }
 
+test_go_within_rss() { # Debian's Go toolchain (go version): its arenas, mapped large and touched little, count what is in memory: live and peak within 2x its RSS
+	need_go || {
+		fail "go is missing and cannot be installed"
+		return
+	}
+	local rss_kib live peak
+	rss_kib=$(python3 -c 'import resource, subprocess
+subprocess.run(["go", "version"], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)')
+	TL_ENV=(HOME="$T_DIR" GOTOOLCHAIN=local GOFLAGS=)
+	tl_run g -i 0 -t 0 -- go version
+	check_normal_end g '^target exited with status 0$' "go version" || return
+	live=$(sed -n 's/^    live allocations: [0-9]* (\([0-9]*\) bytes.*/\1/p' "$T_DIR/g.out")
+	peak=$(sed -n 's/^    peak: [0-9]* live allocations (\([0-9]*\) bytes.*/\1/p' "$T_DIR/g.out")
+	assert_int_le "$live" "$((2 * rss_kib * 1024))" "go version: live bytes within 2x its RSS ($rss_kib KiB)"
+	assert_int_le "$peak" "$((2 * rss_kib * 1024))" "go version: peak within 2x its RSS ($rss_kib KiB)"
+	assert_grep "$T_DIR/g.out" "^    of which the program's mappings of 1 MiB or more: [0-9]+, " \
+		"go version: its big mappings are weighed"
+}
+
 test_no_mmap() { # --no-mmap: the program's own mappings are left out, its allocations exact
 	need_target family || return
 	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")

@@ -336,6 +336,18 @@ kill_registered() {
 }
 
 # need_target NAME: the target binary exists
+# go from Debian, installed only when missing (root only)
+need_go() {
+	command -v go >/dev/null 2>&1 && return 0
+	[ "$(id -u)" = 0 ] || return 1
+	echo "# installing golang-go"
+	export DEBIAN_FRONTEND=noninteractive
+	{ apt-get install -y -qq --no-install-recommends golang-go ||
+		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends golang-go; }
+	} >/dev/null 2>&1
+	command -v go >/dev/null 2>&1
+}
+
 need_target() {
 	if [ ! -x "$TB/$1" ]; then
 		fail "target $TB/$1 is missing (build it with: make targets)"

@@ -27,18 +27,6 @@ cd "$(dirname "$0")/.." || exit 2
 
 # ================================================================ helpers
 
-# go from Debian, installed only when missing (root only)
-need_go() {
-	command -v go >/dev/null 2>&1 && return 0
-	[ "$(id -u)" = 0 ] || return 1
-	echo "pprof: installing golang-go"
-	export DEBIAN_FRONTEND=noninteractive
-	{ apt-get install -y -qq --no-install-recommends golang-go ||
-		{ apt-get update -qq && apt-get install -y -qq --no-install-recommends golang-go; }
-	} >/dev/null 2>&1
-	command -v go >/dev/null 2>&1
-}
-
 # go tool pprof with everything in $T_DIR and nothing fetched: no toolchain
 # download, no module proxy, no symbolization (the profile names its frames)
 gopprof() {
