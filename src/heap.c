@@ -641,6 +641,11 @@ int heap__set_resident(struct heap *h, uint64_t addr, uint64_t resident, uint64_
 	return 0;
 }
 
+size_t heap__weighed_count(const struct heap *h)
+{
+	return table__count(h->weighed);
+}
+
 struct heap_weighed *heap__next_weighed(const struct heap *h, size_t *pos, uint64_t *addr,
 					const struct live_block **b)
 {

@@ -123,6 +123,7 @@ void heap__finish(struct heap *h);
 /* the big mapping at addr had resident bytes in memory at now_ns: it counts
  * them from now; -ENOENT if it is not one (any more) */
 int heap__set_resident(struct heap *h, uint64_t addr, uint64_t resident, uint64_t now_ns);
+size_t heap__weighed_count(const struct heap *h);
 /* iteration over the big mappings and their blocks: start with *pos = 0 */
 struct heap_weighed *heap__next_weighed(const struct heap *h, size_t *pos, uint64_t *addr,
 					const struct live_block **b);

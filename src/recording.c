@@ -176,6 +176,11 @@ void recording__destroy(struct recording *r)
 	free(r);
 }
 
+bool recording__weighs(const struct recording *r)
+{
+	return heap__weighed_count(r->heap) > 0;
+}
+
 void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all)
 {
 	resident__update(r->resident, r->heap, procs, clock__now_ns(), all);

@@ -49,6 +49,8 @@ void recording__destroy(struct recording *r);
 struct resident_procs;
 struct resident_stats;
 void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all);
+/* there is a big mapping live to weigh */
+bool recording__weighs(const struct recording *r);
 const struct resident_stats *recording__resident_stats(const struct recording *r);
 
 struct events *recording__events(const struct recording *r);

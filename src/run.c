@@ -231,6 +231,8 @@ static void weigh(struct run_rooms *r, bool all)
 	struct resident_procs procs = { .several = traced__several(r->traced) };
 	size_t i;
 
+	if (!recording__weighs(r->rec))
+		return;
 	for (i = 0; i < MAX_PROCS && procs.n < RESIDENT_MAX_PROCS; i++)
 		if (traced__process(r->traced, i, &procs.pids[procs.n], &procs.tags[procs.n]))
 			procs.n++;
