@@ -530,6 +530,7 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 				       bool at_syscall)
 {
 	struct alloc_event *ev = &s->event;
+	__u32 call = fn & 0xff;
 	long len;
 
 	if (per_thread)
@@ -555,7 +556,11 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
 	if (len > sizeof(ev->stack))
 		len = sizeof(ev->stack);
-	send_record(ev, offsetof(struct alloc_event, stack) + len, 0, COUNTER_LOST_ALLOC);
+	/* a big mapping is measured while the process lives, which may not
+	 * be long: the daemon reads it now, not with the next batch */
+	send_record(ev, offsetof(struct alloc_event, stack) + len,
+		    (call == FN_MMAP || call == FN_MREMAP || call == FN_MPROTECT) &&
+		    size >= WEIGHED_MAP_MIN ? BPF_RB_FORCE_WAKEUP : 0, COUNTER_LOST_ALLOC);
 }
 
 #endif

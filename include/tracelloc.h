@@ -176,6 +176,10 @@ struct fork_event {
  * a whole run apart from slots, which are reused.
  */
 #define MAX_PROCS 64
+/* a mapping of the program's of at least this many bytes counts by its
+ * pages in memory, measured by the daemon while the process lives: its
+ * record wakes the daemon at once */
+#define WEIGHED_MAP_MIN (1ULL << 20)
 /* shared libraries of allocators per process whose code is known to BPF */
 #define MAX_ALLOC_CODE 4
 #define NO_SLOT 0xffff		/* in `traced`: a child held until the daemon takes it */

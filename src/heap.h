@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "stacks.h"
+#include "tracelloc.h"
 
 /*
  * The live heap of the target as seen through its allocator calls: live blocks
@@ -43,7 +44,7 @@ struct live_block {
  * of them (Go's arena index, 32 MiB, is mostly never written). Below it, a
  * mapping counts whole, as the program asked for it.
  */
-#define HEAP_WEIGHED_MIN (1ULL << 20)
+#define HEAP_WEIGHED_MIN WEIGHED_MAP_MIN
 
 /* such a mapping's measure */
 struct heap_weighed {

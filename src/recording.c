@@ -27,6 +27,7 @@ struct recording {
 	struct events *events;
 	struct heap *heap;
 	struct resident *resident;	/* the big mappings' pages in memory */
+	uint64_t weigh_next_ns;		/* when one is due next (UINT64_MAX: none) */
 	struct pools *pools;		/* the program's own allocators', else NULL */
 	struct growth *growth;		/* --sort growth or --tui, else NULL */
 	struct timeline *timeline;	/* --timeline, else NULL */
@@ -130,6 +131,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 	r->opts = o;
 	r->filter = filter;
 	r->supp = supp;
+	r->weigh_next_ns = UINT64_MAX;
 	r->heap = new_heap(o);
 	if (!r->heap || resident__new(&r->resident))
 		return say(-ENOMEM, "cannot start");
@@ -183,7 +185,17 @@ bool recording__weighs(const struct recording *r)
 
 void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all)
 {
-	resident__update(r->resident, r->heap, procs, clock__now_ns(), all);
+	r->weigh_next_ns = resident__update(r->resident, r->heap, procs, clock__now_ns(), all);
+}
+
+int recording__weigh_in_ms(const struct recording *r, int most)
+{
+	uint64_t now = clock__now_ns(), ms;
+
+	if (!recording__weighs(r) || r->weigh_next_ns == UINT64_MAX)
+		return most;
+	ms = r->weigh_next_ns > now ? (r->weigh_next_ns - now + 999999) / 1000000 : 0;
+	return ms < (uint64_t)most ? (int)ms : most;
 }
 
 const struct resident_stats *recording__resident_stats(const struct recording *r)

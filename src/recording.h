@@ -51,6 +51,8 @@ struct resident_stats;
 void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all);
 /* there is a big mapping live to weigh */
 bool recording__weighs(const struct recording *r);
+/* ms until one is due to be measured, at most `most` */
+int recording__weigh_in_ms(const struct recording *r, int most);
 const struct resident_stats *recording__resident_stats(const struct recording *r);
 
 struct events *recording__events(const struct recording *r);

@@ -80,17 +80,18 @@ int resident__measure(struct resident *r, int pagemap_fd, uint64_t addr, uint64_
 	return 0;
 }
 
-static bool due(const struct heap_weighed *w, uint64_t birth_ns, uint64_t now_ns)
+/* when the mapping is to be measured next (0: now) */
+static uint64_t due_ns(const struct heap_weighed *w, uint64_t birth_ns, uint64_t now_ns)
 {
 	uint64_t age = now_ns > birth_ns ? now_ns - birth_ns : 0, again = age / 4;
 
 	if (!w->measured_ns)
-		return true;
+		return 0;
 	if (again < MIN_AGAIN_NS)
 		again = MIN_AGAIN_NS;
 	if (again > MAX_AGAIN_NS)
 		again = MAX_AGAIN_NS;
-	return now_ns - w->measured_ns >= again;
+	return w->measured_ns + again;
 }
 
 /* the pagemap of the process whose blocks carry tag; -1 if none */
@@ -111,9 +112,10 @@ static int pagemap_of(const struct resident_procs *procs, uint64_t tag, int *fds
 	return -1;
 }
 
-void resident__update(struct resident *r, struct heap *heap, const struct resident_procs *procs,
-		      uint64_t now_ns, bool all)
+uint64_t resident__update(struct resident *r, struct heap *heap, const struct resident_procs *procs,
+			  uint64_t now_ns, bool all)
 {
+	uint64_t next = UINT64_MAX, at;
 	const struct live_block *b;
 	struct heap_weighed *w;
 	uint64_t addr, bytes, budget = PAGES_PER_UPDATE, mask = procs->several ? PROC_MASK : 0;
@@ -123,8 +125,12 @@ void resident__update(struct resident *r, struct heap *heap, const struct reside
 	for (i = 0; i < procs->n; i++)
 		fds[i] = -2;
 	while ((w = heap__next_weighed(heap, &pos, &addr, &b))) {
-		if (!all && (!budget || !due(w, b->birth_ns, now_ns)))
+		at = due_ns(w, b->birth_ns, now_ns);
+		if (!all && (!budget || at > now_ns)) {
+			if (at < next)
+				next = at;
 			continue;
+		}
 		fd = pagemap_of(procs, addr & mask, fds);
 		err = fd < 0 ? -ESRCH : resident__measure(r, fd, addr & ~mask, b->size, &bytes);
 		if (err) {
@@ -137,12 +143,16 @@ void resident__update(struct resident *r, struct heap *heap, const struct reside
 			continue;
 		}
 		heap__set_resident(heap, addr, bytes, now_ns);
+		at = due_ns(w, b->birth_ns, now_ns);
+		if (at < next)
+			next = at;
 		r->stats.measures++;
 		budget -= b->size / r->page_size < budget ? b->size / r->page_size : budget;
 	}
 	for (i = 0; i < procs->n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	return next;
 }
 
 const struct resident_stats *resident__stats(const struct resident *r)

@@ -39,9 +39,10 @@ void resident__destroy(struct resident *r);
  * -ESRCH when the process's memory is gone */
 int resident__measure(struct resident *r, int pagemap_fd, uint64_t addr, uint64_t len,
 		      uint64_t *bytes);
-/* measure the mappings that are due (all: every one, now) */
-void resident__update(struct resident *r, struct heap *heap, const struct resident_procs *procs,
-		      uint64_t now_ns, bool all);
+/* measure the mappings that are due (all: every one, now); when the next
+ * is due (UINT64_MAX: none) */
+uint64_t resident__update(struct resident *r, struct heap *heap, const struct resident_procs *procs,
+			  uint64_t now_ns, bool all);
 const struct resident_stats *resident__stats(const struct resident *r);
 
 #endif

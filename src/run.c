@@ -474,6 +474,9 @@ int run__trace(struct run_rooms *r, char *ending, size_t ending_size)
 	while (ret == LOOP_ON) {
 		int wait_ms = r->http ? http__timeout_ms(r->http, POLL_EVERY_MS) : POLL_EVERY_MS;
 
+		/* a young big mapping is measured often: its process may not live long */
+		wait_ms = recording__weigh_in_ms(r->rec, wait_ms);
+
 		/* records are sent without a wakeup until a batch gathers: look anyway */
 		ret = loop__run_once(run.loop, wait_ms, on_events, &run);
 		/* MHD wants a call after every wait, its fd ready or not (its timeouts);
