@@ -966,6 +966,32 @@ TEST(heap_fork_copy_and_exec_drop)
 	heap__destroy(h);
 }
 
+/* a fork: the child's copy of a big mapping holds the parent's pages, as
+ * measured, until measured again; an exec drops the parent's weight */
+TEST(heap_fork_copies_the_weight)
+{
+	const uint64_t M1[] = { 0x402200 | PROC_TAG(1), PROCESS_FRAME(1) };
+	const uint64_t M2[] = { 0x402200 | PROC_TAG(2), PROCESS_FRAME(2) };
+	uint64_t map = 0x10000000 | PROC_TAG(1), copy = 0x10000000 | PROC_TAG(2);
+	struct heap *h = heap__new();
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__map(h, 1, map, 2 * HEAP_WEIGHED_MIN, 7, FN_MMAP, M1, 2), "parent: a big mapping");
+	ASSERT_OK(heap__set_resident(h, map, 5 * PG, 8), "parent: measured");
+	ASSERT_OK(heap__copy_tag(h, PROC_TAG(1), PROC_TAG(2), PROC_MASK, retag_to_2, NULL), "fork");
+	ASSERT_TOTALS(h, M2, 5 * PG, 1, 0, 0);
+	ASSERT_EQ(heap__block_bytes(h, copy, find_live(h, copy)), 5 * PG, "the copy's bytes");
+	ASSERT_OK(heap__set_resident(h, copy, 9 * PG, 9), "child: measured");
+	ASSERT_TOTALS(h, M1, 5 * PG, 1, 2 * HEAP_WEIGHED_MIN, 1);
+	ASSERT_TOTALS(h, M2, 9 * PG, 1, 0, 0);
+	heap__drop_tag(h, PROC_TAG(1), PROC_MASK);
+	ASSERT_TOTALS(h, M1, 0, 0, 2 * HEAP_WEIGHED_MIN, 1);
+	ASSERT_EQ(heap__set_resident(h, map, PG, 10), -ENOENT, "the parent's weight went with it");
+	ASSERT_EQ(heap__weighed_count(h), 1, "the child's is left");
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
 /* the peak: what each stack held when the live bytes were highest, exact
  * whatever came after */
 TEST(heap_peak)
