@@ -321,6 +321,13 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 	}
 	if (err)
 		say(err, "cannot print the leak check");
+	if (c->opts->verbose)
+		fprintf(stderr, "tracelloc: leak check of pid %d: %llu of %llu bytes read were "
+			"streamed by the snapshot itself%s\n", pid,
+			(unsigned long long)leaks__bytes_streamed(lr.leaks),
+			(unsigned long long)leaks__bytes_read(lr.leaks),
+			leaks__stream_failed(lr.leaks) ? " (the stream failed: the rest read from "
+			"/proc/PID/mem)" : "");
 	profile__destroy(p);
 	leakcheck__destroy(lc);
 }

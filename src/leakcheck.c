@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -23,6 +24,7 @@
 #include "heap.h"
 #include "leakcheck.h"
 #include "leaks.h"
+#include "memstream.h"
 #include "pools.h"
 #include "processes.h"
 #include "snapshot.h"
@@ -38,9 +40,13 @@ struct leakcheck {
 	double stopped_ms, scan_ms;
 	struct snapshot *snap;
 	struct snapshot_code code;	/* found before the stop */
+	/* the copy's own memory streamed by it; the mapping it made for that */
+	struct memstream *stream;
+	uint64_t scratch_start, scratch_end;
 	char how[160];
 	int scan_err;
 	atomic_bool scanned;
+	int done_fd;		/* an eventfd the scan's thread ends with */
 	/* the stopped threads, their registers */
 	struct snapshot_thread *threads;
 	size_t ntids;
@@ -332,6 +338,28 @@ static int map_roots(struct leakcheck *c, const struct map_line *m, const struct
 	return tls_roots(c, start, end);
 }
 
+/* a line of the maps less the mapping the copy made to stream its
+ * memory (which the kernel may have merged with a mapping beside it) */
+static int map_roots_but_scratch(struct leakcheck *c, const struct map_line *m,
+				 const struct map_line *prev)
+{
+	struct map_line part = *m;
+	int err = 0;
+
+	if (c->scratch_end <= m->start || c->scratch_start >= m->end)
+		return map_roots(c, m, prev);
+	if (c->scratch_start > m->start) {
+		part.end = c->scratch_start;
+		err = map_roots(c, &part, prev);
+	}
+	if (!err && c->scratch_end < m->end) {
+		part = *m;
+		part.start = c->scratch_end;
+		err = map_roots(c, &part, prev);
+	}
+	return err;
+}
+
 static int maps_roots(struct leakcheck *c)
 {
 	struct map_line m[2] = { 0 };
@@ -355,7 +383,7 @@ static int maps_roots(struct leakcheck *c)
 		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %511[^\n]", &cur->start, &cur->end,
 			   cur->perms, cur->path) < 3)
 			continue;
-		err = map_roots(c, cur, &m[!k]);
+		err = map_roots_but_scratch(c, cur, &m[!k]);
 		k = !k;
 	}
 	fclose(f);
@@ -384,6 +412,8 @@ static void *scan_thread(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	c->scan_err = scan(c);
 	atomic_store(&c->scanned, true);
+	if (c->done_fd >= 0)
+		eventfd_write(c->done_fd, 1);
 	return NULL;
 }
 
@@ -391,18 +421,58 @@ static void *scan_thread(void *arg)
  * process runs on and its records must not wait for the scan */
 static int scan_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 {
+	struct pollfd p;
 	pthread_t th;
-	int err = pthread_create(&th, NULL, scan_thread, c);
+	int err;
 
-	if (err)
-		return scan(c);
-	while (!atomic_load(&c->scanned)) {
-		if (o->drain)
-			o->drain(o->ctx);
-		poll(NULL, 0, 5);
+	/* the scan's end wakes us: its time is what the bench measures */
+	c->done_fd = eventfd(0, EFD_CLOEXEC);
+	p = (struct pollfd){ .fd = c->done_fd, .events = POLLIN };
+	err = pthread_create(&th, NULL, scan_thread, c);
+	if (err) {
+		err = scan(c);
+	} else {
+		while (!atomic_load(&c->scanned)) {
+			if (o->drain)
+				o->drain(o->ctx);
+			poll(&p, c->done_fd >= 0, 5);
+		}
+		pthread_join(th, NULL);
+		err = c->scan_err;
 	}
-	pthread_join(th, NULL);
-	return c->scan_err;
+	if (c->done_fd >= 0)
+		close(c->done_fd);
+	c->done_fd = -1;
+	return err;
+}
+
+static int stream_ask(void *ctx, const struct iovec *r, size_t n)
+{
+	return memstream__ask(ctx, r, n);
+}
+
+static int stream_take(void *ctx, void *buf, size_t len)
+{
+	return memstream__take(ctx, buf, len);
+}
+
+/* the copy streams its memory to the scan: one copy of each byte where
+ * /proc/PID/mem makes two; where it cannot, the scan reads that way */
+static void start_stream(struct leakcheck *c)
+{
+	struct leaks_stream s = { .ask = stream_ask, .take = stream_take,
+				  .max_ranges = MEMSTREAM_MAX_RANGES };
+
+	if (getenv("TRACELLOC_NO_STREAM") ||
+	    memstream__start(snapshot__pid(c->snap), snapshot__sys_ret(c->snap), &c->stream))
+		return;
+	memstream__scratch(c->stream, &c->scratch_start, &c->scratch_end);
+	s.ctx = c->stream;
+	s.pages = memstream__pages(c->stream);
+	if (leaks__stream(c->leaks, &s)) {
+		memstream__destroy(c->stream);
+		c->stream = NULL;
+	}
 }
 
 static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
@@ -450,6 +520,7 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
 		/* the model is still of the instant: nothing read since */
 		t1 = clock__now_ns();
+		start_stream(c);
 		err = add_blocks(c, heap, o->tag);
 		if (!err)
 			err = add_slabs(c, o->pools, o->tag);
@@ -468,6 +539,8 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 		let_go(c);
 		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
 	}
+	memstream__destroy(c->stream);
+	c->stream = NULL;
 	snapshot__release(c->snap);
 	c->snap = NULL;
 	return err;
@@ -483,6 +556,7 @@ int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct lea
 		return -ENOMEM;
 	c->pid = o->pid;
 	c->mem_fd = -1;
+	c->done_fd = -1;
 	c->attached_late = o->attached_late;
 	c->leaks = leaks__new(read_target, c);
 	c->threads = calloc(MAX_THREADS, sizeof(*c->threads));

@@ -24,6 +24,23 @@ enum {
  * smallest chunk */
 #define MIN_GAP 32
 
+/* blocks of at least this size are streamed, when there is a stream */
+#define STREAM_MIN 4096
+#define BATCH_MAX_RANGES 254
+#define PAGE 4096ULL
+
+/* the part [at, at + len) of a block, asked for in a batch */
+struct piece {
+	uint32_t block;
+	uint64_t at, len;
+};
+
+struct batch {
+	struct piece p[BATCH_MAX_RANGES];
+	size_t n, pages, bytes;
+	uint64_t *buf;
+};
+
 struct window {
 	uint64_t base;		/* CHUNK_BYTES aligned */
 	size_t valid;		/* bytes read from base; 0: none */
@@ -41,11 +58,19 @@ struct leaks {
 	size_t nwork, work_cap;
 	uint64_t *buf;		/* CHUNK_BYTES */
 	struct window windows[WINDOWS];
-	uint64_t bytes_read;
+	uint64_t bytes_read, bytes_streamed;
 	/* no word outside [lo, hi) can point into a block */
 	uint64_t lo, hi;
 	/* while cliques are made: the leader, and the state a reached block takes */
 	uint32_t leader;
+	/* the stream, while it works; the block being cut into pieces */
+	struct leaks_stream stream;
+	bool streaming, stream_failed;
+	struct batch batch[2];
+	size_t batch_pages, batch_ranges;
+	bool cutting;
+	uint32_t cut_block;
+	uint64_t cut_at, cut_end;
 };
 
 struct leaks *leaks__new(leaks_read_fn read, void *ctx)
@@ -73,9 +98,36 @@ void leaks__destroy(struct leaks *l)
 
 	free(l->work);
 	free(l->buf);
+	free(l->batch[0].buf);
+	free(l->batch[1].buf);
 	for (i = 0; i < WINDOWS; i++)
 		free(l->windows[i].words);
 	free(l);
+}
+
+int leaks__stream(struct leaks *l, const struct leaks_stream *s)
+{
+	size_t i;
+
+	/* two batches on their way at once, each of at least a page */
+	if (s->pages < 4 || !s->max_ranges)
+		return -EINVAL;
+	l->batch_pages = s->pages / 2;
+	l->batch_ranges = s->max_ranges < BATCH_MAX_RANGES ? s->max_ranges : BATCH_MAX_RANGES;
+	for (i = 0; i < 2; i++) {
+		free(l->batch[i].buf);
+		l->batch[i].buf = malloc(l->batch_pages * PAGE);
+		if (!l->batch[i].buf)
+			return -ENOMEM;
+	}
+	l->stream = *s;
+	l->streaming = true;
+	return 0;
+}
+
+bool leaks__stream_failed(const struct leaks *l)
+{
+	return l->stream_failed;
 }
 
 int leaks__add(struct leaks *l, uint64_t addr, uint64_t size, uint64_t key, uint32_t stack_id)
@@ -411,11 +463,150 @@ static int scan_block(struct leaks *l, const struct leak_block *b)
 	return 0;
 }
 
+static int drain(struct leaks *l);
+
+/* the pages [at, at + len) touches */
+static size_t pages_of(uint64_t at, uint64_t len)
+{
+	return (size_t)(((at + len - 1) / PAGE) - at / PAGE + 1);
+}
+
+/*
+ * The next batch, from the work list: the large blocks cut into pieces
+ * that fit its pages (a block larger than a batch goes on in the next);
+ * the small ones met on the way are scanned at once, from their windows.
+ */
+static int fill(struct leaks *l, struct batch *b)
+{
+	int err;
+
+	b->n = b->pages = b->bytes = 0;
+	while (b->n < l->batch_ranges && b->pages < l->batch_pages) {
+		uint64_t room, end;
+
+		if (!l->cutting) {
+			const struct leak_block *blk;
+
+			if (!l->nwork)
+				break;
+			blk = &l->blocks[l->work[--l->nwork]];
+			if (blk->size < STREAM_MIN) {
+				if ((err = scan_block(l, blk)))
+					return err;
+				continue;
+			}
+			l->cut_block = (uint32_t)(blk - l->blocks);
+			l->cut_at = (blk->addr + 7) & ~7ULL;
+			l->cut_end = (blk->addr + blk->size) & ~7ULL;
+			l->cutting = true;
+		}
+		/* up to the end of the last page the batch has room for */
+		room = (l->cut_at / PAGE + (l->batch_pages - b->pages)) * PAGE;
+		end = l->cut_end < room ? l->cut_end : room;
+		b->p[b->n++] = (struct piece){ l->cut_block, l->cut_at, end - l->cut_at };
+		b->pages += pages_of(l->cut_at, end - l->cut_at);
+		b->bytes += end - l->cut_at;
+		l->cut_at = end;
+		l->cutting = end < l->cut_end;
+	}
+	return 0;
+}
+
+static int ask(struct leaks *l, const struct batch *b)
+{
+	struct iovec r[BATCH_MAX_RANGES];
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		r[i] = (struct iovec){ (void *)(uintptr_t)b->p[i].at, b->p[i].len };
+	return l->stream.ask(l->stream.ctx, r, b->n);
+}
+
+/* the words of a batch's pieces, taken: what they point at, marked */
+static int scan_batch(struct leaks *l, const struct batch *b)
+{
+	const uint64_t *w = b->buf;
+	size_t i, j, n;
+	int err;
+
+	for (i = 0; i < b->n; w += n, i++) {
+		n = b->p[i].len / 8;
+		for (j = 0; (j = next_candidate(l, w, j, n)) < n; j++)
+			if ((err = visit(l, w[j])))
+				return err;
+	}
+	l->bytes_read += b->bytes;
+	l->bytes_streamed += b->bytes;
+	return 0;
+}
+
+/* the stream failed: what it was asked for and did not give is read
+ * the other way, and so is everything after */
+static int unstream(struct leaks *l, struct batch *const *q, size_t nb)
+{
+	size_t i, k;
+	int err;
+
+	l->streaming = false;
+	l->stream_failed = true;
+	for (k = 0; k < nb; k++)
+		for (i = 0; i < q[k]->n; i++)
+			if ((err = scan_range(l, q[k]->p[i].at, q[k]->p[i].at + q[k]->p[i].len, false)))
+				return err;
+	if (l->cutting) {
+		l->cutting = false;
+		return scan_range(l, l->cut_at, l->cut_end, false);
+	}
+	return 0;
+}
+
+/* drain, with the large blocks streamed: the next batch is asked for
+ * before the one before it is scanned */
+static int drain_streamed(struct leaks *l)
+{
+	struct batch *q[2] = { &l->batch[0], &l->batch[1] }, *t;
+	size_t nb = 0;
+	int err;
+
+	for (;;) {
+		while (nb < 2) {
+			if ((err = fill(l, q[nb])))
+				goto broken;
+			if (!q[nb]->n)
+				break;
+			/* not asked: read the other way, as those before it */
+			if (ask(l, q[nb]))
+				return unstream(l, q, nb + 1) ?: drain(l);
+			nb++;
+		}
+		if (!nb)
+			return 0;
+		if (l->stream.take(l->stream.ctx, q[0]->buf, q[0]->bytes))
+			return unstream(l, q, nb) ?: drain(l);
+		err = scan_batch(l, q[0]);
+		t = q[0];
+		q[0] = q[1];
+		q[1] = t;
+		nb--;
+		if (err)
+			goto broken;
+	}
+broken:
+	/* bytes asked for and never taken: the stream is of no use any more */
+	if (nb) {
+		l->streaming = false;
+		l->stream_failed = true;
+	}
+	return err;
+}
+
 /* every block marked and not scanned yet, scanned */
 static int drain(struct leaks *l)
 {
 	int err;
 
+	if (l->streaming)
+		return drain_streamed(l);
 	while (l->nwork) {
 		err = scan_block(l, &l->blocks[l->work[--l->nwork]]);
 		if (err)
@@ -522,6 +713,11 @@ void leaks__suppress(struct leaks *l, bool (*suppressed)(void *ctx, uint32_t sta
 uint64_t leaks__bytes_read(const struct leaks *l)
 {
 	return l->bytes_read;
+}
+
+uint64_t leaks__bytes_streamed(const struct leaks *l)
+{
+	return l->bytes_streamed;
 }
 
 const char *leaks__class_name(enum leak_class c)

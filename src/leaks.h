@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 /*
  * Which live blocks no pointer reaches any more: a conservative
@@ -50,9 +51,29 @@ typedef ssize_t (*leaks_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len
 
 struct leaks;
 
+/*
+ * A faster way to read: ranges asked for in a batch, their bytes taken
+ * back in the order asked, while the next batch is on its way. Used for
+ * the blocks of a page or more; on its first error the scan goes on
+ * through the read function.
+ */
+struct leaks_stream {
+	/* asks for r[0..n): 0, or negative errno */
+	int (*ask)(void *ctx, const struct iovec *r, size_t n);
+	/* the next len bytes asked for, into buf: 0, or negative errno */
+	int (*take)(void *ctx, void *buf, size_t len);
+	void *ctx;
+	size_t max_ranges;	/* in one ask */
+	size_t pages;		/* the pages of memory asked and not taken, at most */
+};
+
 /* reads memory through read(ctx, ...); NULL when out of memory */
 struct leaks *leaks__new(leaks_read_fn read, void *ctx);
 void leaks__destroy(struct leaks *l);
+/* reads the larger blocks through s as well (copied); negative errno */
+int leaks__stream(struct leaks *l, const struct leaks_stream *s);
+/* the stream was given up after an error */
+bool leaks__stream_failed(const struct leaks *l);
 
 /* room for n blocks at once; negative errno */
 int leaks__reserve(struct leaks *l, size_t n);
@@ -92,8 +113,9 @@ struct leak_stack {
 	uint64_t oldest_key;	/* the smallest key of its blocks (their birth, in leakcheck.c) */
 };
 int leaks__lost_by_stack(const struct leaks *l, struct leak_stack **out, size_t *n);
-/* bytes read while scanning */
+/* bytes read while scanning; of them, through the stream */
 uint64_t leaks__bytes_read(const struct leaks *l);
+uint64_t leaks__bytes_streamed(const struct leaks *l);
 /* "definitely lost", ... */
 const char *leaks__class_name(enum leak_class c);
 

@@ -26,6 +26,7 @@ struct snapshot {
 	pid_t copy;	/* 0: none was made */
 	bool ok;	/* the copy stopped, before any of its code */
 	pid_t helper;	/* exited without a copy, unreaped: its thread waits in the kernel */
+	uint64_t sys_ret;
 };
 
 pid_t snapshot__pid(const struct snapshot *s)
@@ -56,6 +57,11 @@ static void drop(pid_t copy, pid_t helper)
 pid_t snapshot__maker(const struct snapshot *s)
 {
 	return s->maker;
+}
+
+uint64_t snapshot__sys_ret(const struct snapshot *s)
+{
+	return s->sys_ret;
 }
 
 static int fail(char *why, size_t len, int err, const char *fmt, ...)
@@ -583,7 +589,7 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 	struct iovec xv;
 	struct image im = { 0 };
 	struct snapshot *s = NULL;
-	uint64_t sys_ret, sigret, mask = 0;
+	uint64_t sys_ret = 0, sigret = 0, mask = 0;
 	pid_t helper = -1, copy = 0;
 	bool reap = false;
 	int i, err, st;
@@ -661,7 +667,8 @@ out:
 		s = calloc(1, sizeof(*s));
 		if (s) {
 			*s = (struct snapshot){ .pid = pid, .maker = t[i].tid, .copy = copy,
-						.ok = !err, .helper = reap ? helper : 0 };
+						.ok = !err, .helper = reap ? helper : 0,
+						.sys_ret = sys_ret };
 			*out = s;
 		} else {
 			drop(copy, reap ? helper : 0);

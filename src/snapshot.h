@@ -54,6 +54,8 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 		   struct snapshot **out, char *why, size_t whylen);
 /* the copy's pid, 0 when none was made: its memory is the process's at the stop */
 pid_t snapshot__pid(const struct snapshot *s);
+/* the "syscall; ret" in its code the copy was made with */
+uint64_t snapshot__sys_ret(const struct snapshot *s);
 /* the thread that made the copy (let go already) */
 pid_t snapshot__maker(const struct snapshot *s);
 /* the copy killed and reaped; the thread that waits, let go */

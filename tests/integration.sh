@@ -543,6 +543,40 @@ test_leak_check_launch() { # --leak-check at the end of a command's trace: each 
 	assert_eq "$WAIT_RC" 7 "lost: --error-exitcode 7 when something is lost"
 }
 
+test_leak_check_streamed() { # --leak-check on a snapshot of blocks of a page or more: the copy streams them (one larger than a batch, a pointer in a block's last page), each class exact; the same read from /proc/PID/mem
+	need_target lostbig || return
+	local run f streamed read
+	for run in stream nostream; do
+		TL_ENV=(TL_READY="$T_DIR/big-$run.ready")
+		[ "$run" = nostream ] && TL_ENV+=(TRACELLOC_NO_STREAM=1)
+		tl_bg "lb-$run" --leak-check -v -i 0 -t 20 -- "$TB/lostbig"
+		if ! wait_for_grep "$T_DIR/big-$run.ready" '^ready [0-9]+$' 20 "$TL_PID"; then
+			fail "lostbig ($run): not ready"
+			return
+		fi
+		kill -INT "$TL_PID"
+		wait_pid "$TL_PID" 30 || fail "lostbig ($run): tracelloc did not end"
+		assert_eq "$WAIT_RC" 0 "lostbig ($run): tracelloc's exit status"
+		f=$T_DIR/lb-$run.last
+		sed '/^==> summary/,$d' "$T_DIR/lb-$run.out" >"$f"
+		assert_grep "$f" '^leak check of pid [0-9]+ \(snapshot: ' "lostbig ($run): a snapshot"
+		assert_eq "$(leak_totals "$f" | sort | tr '\n' ' ')" \
+			"definitely 40960 1 indirectly 8192 1 possibly 307200 1 reachable 1122352 4 " \
+			"lostbig ($run): the classes"
+		assert_eq "$(leak_sites "$f" site_big_dropped)" "40960 definitely 1" "lostbig ($run): the dropped block"
+		assert_eq "$(leak_sites "$f" site_big_child)" "8192 indirectly 1" "lostbig ($run): what it pointed at"
+		streamed=$(sed -n 's/^tracelloc: leak check of pid [0-9]*: \([0-9]*\) of \([0-9]*\) bytes read were streamed by the snapshot itself$/\1/p' "$T_DIR/lb-$run.err")
+		read=$(sed -n 's/^tracelloc: leak check of pid [0-9]*: \([0-9]*\) of \([0-9]*\) bytes read were streamed by the snapshot itself$/\2/p' "$T_DIR/lb-$run.err")
+		if [ "$run" = stream ]; then
+			# every block of a page or more, once: 1478656 bytes
+			assert_eq "${streamed:-none}" 1478656 "lostbig: the big blocks streamed by the copy, each once"
+			assert_int_ge "${read:-0}" 1478656 "lostbig: bytes read in all"
+		else
+			assert_eq "${streamed:-none}" 0 "lostbig (TRACELLOC_NO_STREAM): nothing streamed"
+		fi
+	done
+}
+
 test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while its memory is whole, each class exact; --error-exitcode gates on it
 	need_target lost || return
 	tl_run lx --leak-check --error-exitcode 9 -i 0 -t 20 -- "$TB/lost" exit

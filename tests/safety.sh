@@ -174,6 +174,41 @@ test_killed_snapshot() { # SIGKILL while leak checks make snapshots again and ag
 	kill "$tp"
 }
 
+test_killed_streaming() { # SIGKILL while a snapshot streams its memory to the scan: the copy dies with tracelloc, the target runs on, never left stopped or traced
+	need_target lostbig || return
+	local i j tp usr1 during=0 stuck=0 traced=0 left=0 st
+	for i in $(seq $(((KILL_ROUNDS + 1) / 2))); do
+		TL_ENV=(TL_READY="$T_DIR/ks$i.ready")
+		tl_bg ks$i -i 0 -t 0 --leak-check -- "$TB/lostbig" 64
+		wait_for_grep "$T_DIR/ks$i.ready" '^ready [0-9]+$' 30 "$TL_PID" || { fail "round $i: not ready"; return; }
+		tp=$(awk '{ print $2 }' "$T_DIR/ks$i.ready")
+		( while kill -USR1 "$TL_PID" 2>/dev/null; do sleep 0.01; done ) &
+		usr1=$!
+		# till a copy is there: a scan of 64 MiB under way
+		for j in $(seq 400); do
+			[ "$(pgrep -x lostbig | grep -cvx "$tp")" -gt 0 ] && break
+			sleep 0.005
+		done
+		[ "$(pgrep -x lostbig | grep -cvx "$tp")" -gt 0 ] && during=$((during + 1))
+		kill_round ks$i "$(random_delay 0 20)" 2>/dev/null
+		wait "$usr1" 2>/dev/null
+		pid_alive "$tp" || { fail "streaming killed: the target died in round $i"; return; }
+		st=$(awk '{ print $3 }' "/proc/$tp/stat" 2>/dev/null)
+		[ "$st" = T ] || [ "$st" = t ] && stuck=$((stuck + 1))
+		[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$tp/status")" = 0 ] || traced=$((traced + 1))
+		for j in $(seq 20); do
+			[ "$(pgrep -x lostbig | grep -cvx "$tp")" = 0 ] && break
+			sleep 0.1
+		done
+		[ "$(pgrep -x lostbig | grep -cvx "$tp")" = 0 ] || left=$((left + 1))
+		kill -KILL "$tp"
+	done
+	assert_int_ge "$during" 1 "streaming killed: rounds killed with a copy there"
+	assert_eq "$stuck" 0 "streaming killed: rounds after which the target was left stopped"
+	assert_eq "$traced" 0 "streaming killed: rounds after which it was left traced"
+	assert_eq "$left" 0 "streaming killed: rounds after which a copy was left"
+}
+
 test_killed_leak_check() { # SIGKILL while leak checks stop the target again and again (SIGUSR1), and while a command is held at exit: never left stopped, traced or unreaped
 	need_target lost || return
 	local i tp delay stuck=0 traced=0 st

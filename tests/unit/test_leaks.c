@@ -232,3 +232,150 @@ TEST(leaks_next_chunk_header_is_no_pointer)
 	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_DEFINITE, "3: a small one's too");
 	leaks__destroy(l);
 }
+
+/* a stream over an image of 1 MiB: what is asked is queued, taken in
+ * order; the pages asked and not taken are counted against the limit */
+#define S_BASE 0x40000000ULL
+#define S_SPACE (1 << 20)
+#define S_PAGES 64
+
+struct fake_stream {
+	uint8_t *image;
+	uint8_t *queue;
+	size_t queued, taken, queue_cap;
+	size_t asks, takes, fail_at;	/* fail_at: the take that fails (0: none) */
+	size_t pages_out, max_pages_out;
+	size_t range_pages[1024], nranges, first_range;
+	uint64_t range_len[1024];
+};
+
+static size_t span_pages(uint64_t at, uint64_t len)
+{
+	return (size_t)((at + len - 1) / 4096 - at / 4096 + 1);
+}
+
+static ssize_t read_s_image(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct fake_stream *f = ctx;
+
+	if (addr < S_BASE || addr >= S_BASE + S_SPACE)
+		return -EFAULT;
+	if (len > S_BASE + S_SPACE - addr)
+		len = S_BASE + S_SPACE - addr;
+	memcpy(buf, f->image + (addr - S_BASE), len);
+	return (ssize_t)len;
+}
+
+static int fake_ask(void *ctx, const struct iovec *r, size_t n)
+{
+	struct fake_stream *f = ctx;
+	size_t i;
+
+	f->asks++;
+	for (i = 0; i < n; i++) {
+		uint64_t at = (uint64_t)(uintptr_t)r[i].iov_base;
+
+		if (at < S_BASE || at + r[i].iov_len > S_BASE + S_SPACE ||
+		    f->queued + r[i].iov_len > f->queue_cap || f->nranges == 1024)
+			return -EFAULT;
+		memcpy(f->queue + f->queued, f->image + (at - S_BASE), r[i].iov_len);
+		f->queued += r[i].iov_len;
+		f->range_len[f->nranges] = r[i].iov_len;
+		f->range_pages[f->nranges++] = span_pages(at, r[i].iov_len);
+		f->pages_out += span_pages(at, r[i].iov_len);
+	}
+	if (f->pages_out > f->max_pages_out)
+		f->max_pages_out = f->pages_out;
+	return 0;
+}
+
+static int fake_take(void *ctx, void *buf, size_t len)
+{
+	struct fake_stream *f = ctx;
+
+	if (++f->takes == f->fail_at)
+		return -ETIMEDOUT;
+	if (f->taken + len > f->queued)
+		return -EIO;
+	memcpy(buf, f->queue + f->taken, len);
+	f->taken += len;
+	/* the ranges taken whole free their pages */
+	while (f->first_range < f->nranges && len >= f->range_len[f->first_range]) {
+		len -= f->range_len[f->first_range];
+		f->pages_out -= f->range_pages[f->first_range++];
+	}
+	return 0;
+}
+
+static void s_put(struct fake_stream *f, uint64_t addr, uint64_t word)
+{
+	memcpy(f->image + (addr - S_BASE), &word, sizeof(word));
+}
+
+/* big blocks streamed (one cut in three pieces), small ones beside them
+ * read through their windows, a lost pair among them; fail_at: the take
+ * that fails (the scan goes on through the read function) */
+static void streamed_scan(size_t fail_at)
+{
+	const uint64_t b1 = S_BASE + 0x1000, b2 = S_BASE + 0x20010, b3 = S_BASE + 0x80000,
+		       s1 = S_BASE + 0x90000, l1 = S_BASE + 0xa0000, l2 = S_BASE + 0xb0000;
+	struct fake_stream f = { .fail_at = fail_at, .queue_cap = 4 * S_SPACE };
+	struct leaks_stream s = { .ask = fake_ask, .take = fake_take, .ctx = &f,
+				  .max_ranges = 255, .pages = S_PAGES };
+	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
+	struct leaks *l;
+
+	f.image = calloc(1, S_SPACE);
+	f.queue = malloc(f.queue_cap);
+	ASSERT_TRUE(f.image && f.queue, "memory");
+	s_put(&f, S_BASE + 0x10, b1);			/* the root: b1 */
+	s_put(&f, b1 + (64 << 10) - 8, b2 + 8);		/* b1's last word: b2's middle */
+	s_put(&f, b2 + (300 << 10) - 16, b3);		/* deep in b2's last piece: b3 */
+	s_put(&f, b3 + 4000, s1);			/* b3's middle: s1, a small one */
+	s_put(&f, l1 + 8, l2);				/* lost: l1 -> l2 */
+	l = leaks__new(read_s_image, &f);
+	ASSERT_TRUE(l != NULL, "leaks__new");
+	ASSERT_OK(leaks__add(l, b1, 64 << 10, 1, 1), "b1");
+	ASSERT_OK(leaks__add(l, b2, 300 << 10, 2, 2), "b2");
+	ASSERT_OK(leaks__add(l, b3, 8 << 10, 3, 3), "b3");
+	ASSERT_OK(leaks__add(l, s1, 64, 4, 4), "s1");
+	ASSERT_OK(leaks__add(l, l1, 16 << 10, 5, 5), "l1");
+	ASSERT_OK(leaks__add(l, l2, 4 << 10, 6, 6), "l2");
+	ASSERT_OK(leaks__seal(l), "seal");
+	ASSERT_OK(leaks__stream(l, &s), "the stream");
+	ASSERT_OK(leaks__root_range(l, S_BASE, S_BASE + 0x100, false), "the root");
+	ASSERT_OK(leaks__classify(l), "classify");
+	ASSERT_EQ(class_of(l, b1), LEAK_REACHABLE, "b1: from the root");
+	ASSERT_EQ(class_of(l, b2), LEAK_POSSIBLE, "b2: through its middle");
+	ASSERT_EQ(class_of(l, b3), LEAK_REACHABLE, "b3: from b2's last piece");
+	ASSERT_EQ(class_of(l, s1), LEAK_REACHABLE, "s1: from b3");
+	ASSERT_EQ(class_of(l, l1), LEAK_DEFINITE, "l1: lost");
+	ASSERT_EQ(class_of(l, l2), LEAK_INDIRECT, "l2: from l1");
+	leaks__totals(l, bytes, blocks);
+	ASSERT_EQ(blocks[LEAK_REACHABLE], 3, "b1, b3, s1");
+	ASSERT_TRUE(f.max_pages_out <= S_PAGES, "never more pages asked than the stream holds");
+	if (!fail_at) {
+		ASSERT_FALSE(leaks__stream_failed(l), "the stream worked");
+		/* b1 (17 pages) and b2 (76) in batches of 32 pages; b3, l1, l2 */
+		ASSERT_TRUE(f.asks >= 4, "b2 cut into pieces: more asks than blocks");
+		ASSERT_EQ(f.taken, f.queued, "every byte asked for taken");
+		ASSERT_EQ(f.taken, (64 << 10) + (300 << 10) + (8 << 10) + (16 << 10) + (4 << 10),
+			  "each large block's bytes streamed once");
+		ASSERT_EQ(leaks__bytes_streamed(l), f.taken, "the bytes streamed, counted");
+	} else {
+		ASSERT_TRUE(leaks__stream_failed(l), "the stream given up");
+	}
+	leaks__destroy(l);
+	free(f.image);
+	free(f.queue);
+}
+
+TEST(leaks_streamed)
+{
+	streamed_scan(0);
+}
+
+TEST(leaks_stream_fails_midway)
+{
+	streamed_scan(2);
+}
