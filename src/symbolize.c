@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
@@ -22,6 +21,7 @@
 #include "maps.h"
 #include "procfs.h"
 #include "safeopen.h"
+#include "scopes.h"
 #include "symbolize.h"
 #include "symtab.h"
 #include "table.h"
@@ -69,9 +69,8 @@ struct symfile {
 	uint64_t base;		/* where it is reported */
 	Dwfl *dwfl;		/* holding this module alone */
 	Dwfl_Module *mod;	/* NULL: libdw made nothing of the file */
-	/* CU offset + 1 -> struct cu_funcs *: its functions by address, made
-	 * at the first lookup in the CU (see find_function) */
-	struct table *cu_funcs;
+	/* its functions per compile unit, indexed at the first lookup in one */
+	struct fnindex *fns;
 	struct module_file *mfile;	/* the module's userdata */
 	/* its symbols by address (see src/symtab.h) */
 	struct symtab *symtab;
@@ -89,21 +88,6 @@ struct symfile {
  * a Dwfl of its own, so the two threads never share one.
  */
 enum { FILE_QUEUED, FILE_READY };
-
-/* the concrete functions of one CU, sorted by low address */
-struct fn_range {
-	uint64_t low;			/* low and high first: range_holding() */
-	uint64_t high;
-	Dwarf_Off die;
-};
-
-struct cu_funcs {
-	size_t n;
-	struct fn_range ranges[];
-};
-
-/* deepest chain of scopes followed inside a function */
-#define MAX_SCOPE_DEPTH 64
 
 struct symbolizer {
 	int refs;
@@ -463,14 +447,7 @@ static void symfile_put(struct symfile *f)
 		dwfl_getmodules(f->dwfl, free_module_file, NULL, 0);
 		dwfl_end(f->dwfl);
 	}
-	if (f->cu_funcs) {
-		size_t pos = 0;
-		void **v;
-
-		while ((v = table__next(f->cu_funcs, &pos, NULL)))
-			free(*v);
-		table__destroy(f->cu_funcs);
-	}
+	fnindex__destroy(f->fns);
 	free(f);
 }
 
@@ -600,6 +577,8 @@ static struct symfile *symfile_new(const char *name, int root_fd, int fd, uint64
 	f->dev = dev;
 	f->ino = ino;
 	f->base = base;
+	/* none: lookups go without an index */
+	f->fns = fnindex__new();
 	dwfl_report_begin(f->dwfl);
 	f->mod = report_file(f->dwfl, name, root_fd, fd, base, &f->mfile);
 	dwfl_report_end(f->dwfl, NULL, NULL);
@@ -993,279 +972,6 @@ static Dwarf_Addr file_addr(const struct span *sp, uint64_t addr)
 	return addr - sp->start + sp->file->base;
 }
 
-/* name of a subprogram or inlined-subroutine DIE, demangled when possible */
-static const char *die_name(struct symbolizer *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	const char *name;
-
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-	if (!name)
-		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-	if (name)
-		return intern_demangled(s, name);
-	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-	return name ? intern(s, name) : NULL;
-}
-
-static bool is_function(Dwarf_Die *die)
-{
-	int tag = dwarf_tag(die);
-
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
-/*
- * The innermost function or block DIE under parent that holds pc. Needed
- * because dwarf_getscopes (libdw 0.188) prunes DW_TAG_namespace, which has
- * no pc range, and rustc puts nearly every function inside one.
- */
-/* a DIE that may hold functions without having a pc range of its own */
-static bool holds_functions(int tag)
-{
-	return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_structure_type ||
-	       tag == DW_TAG_class_type || tag == DW_TAG_union_type;
-}
-
-static bool innermost_die(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *result, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > 64 || dwarf_child(parent, &child) != 0)
-		return false;
-	do {
-		if (holds_functions(dwarf_tag(&child))) {
-			if (innermost_die(&child, pc, result, depth + 1))
-				return true;
-			continue;
-		}
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_subprogram:
-		case DW_TAG_inlined_subroutine:
-		case DW_TAG_lexical_block:
-			if (dwarf_haspc(&child, pc) > 0) {
-				*result = child;
-				innermost_die(&child, pc, result, depth + 1);
-				return true;
-			}
-			break;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
-struct fn_list {
-	struct fn_range *v;
-	size_t n, cap;
-};
-
-/* the subprograms under parent, in namespaces and classes too */
-static void collect_functions(Dwarf_Die *parent, struct fn_list *l, int depth)
-{
-	Dwarf_Die child;
-
-	if (depth > 32 || dwarf_child(parent, &child) != 0)
-		return;
-	do {
-		if (holds_functions(dwarf_tag(&child))) {
-			collect_functions(&child, l, depth + 1);
-			continue;
-		}
-		switch (dwarf_tag(&child)) {
-		case DW_TAG_subprogram: {
-			Dwarf_Addr base, start, end;
-			ptrdiff_t off = 0;
-
-			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
-				if (l->n == l->cap) {
-					size_t cap = l->cap ? 2 * l->cap : 64;
-					struct fn_range *grown = realloc(l->v, cap * sizeof(*grown));
-
-					if (!grown)
-						return;
-					l->v = grown;
-					l->cap = cap;
-				}
-				l->v[l->n++] = (struct fn_range){ start, end, dwarf_dieoffset(&child) };
-			}
-			break;
-		}
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-static int by_low(const void *a, const void *b)
-{
-	const struct fn_range *x = a, *y = b;
-
-	return x->low < y->low ? -1 : x->low > y->low;
-}
-
-/* cudie's functions, indexed at the first call for that CU; NULL when
- * they cannot be */
-static const struct cu_funcs *cu_functions(struct symfile *f, Dwarf_Die *cudie)
-{
-	uint64_t key = dwarf_dieoffset(cudie) + 1;
-	struct fn_list l = {};
-	struct cu_funcs *cf, **slot;
-
-	if (!f->cu_funcs && !(f->cu_funcs = table__new(sizeof(struct cu_funcs *))))
-		return NULL;
-	slot = table__lookup(f->cu_funcs, key);
-	if (slot)
-		return *slot;
-	collect_functions(cudie, &l, 0);
-	cf = malloc(sizeof(*cf) + l.n * sizeof(cf->ranges[0]));
-	if (cf) {
-		cf->n = l.n;
-		if (l.n)
-			memcpy(cf->ranges, l.v, l.n * sizeof(l.v[0]));
-		qsort(cf->ranges, cf->n, sizeof(cf->ranges[0]), by_low);
-		slot = table__upsert(f->cu_funcs, key, NULL);
-		if (slot)
-			*slot = cf;
-		else {
-			free(cf);
-			cf = NULL;
-		}
-	}
-	free(l.v);
-	return cf;
-}
-
-/*
- * The concrete function that holds pc in cudie, through the CU's index:
- * libdw's dwarf_getscopes walks the whole CU for each address, which for a
- * CU of 20,000 functions (an amalgamated source) took 3.5 ms a lookup.
- */
-static bool find_function(struct symfile *f, Dwarf *dwarf, Dwarf_Die *cudie, Dwarf_Addr pc,
-			  Dwarf_Die *fn)
-{
-	const struct cu_funcs *cf = f ? cu_functions(f, cudie) : NULL;
-	size_t at = cf ? range_holding(cf->ranges, cf->n, sizeof(cf->ranges[0]), pc) : 0;
-
-	return at && dwarf_offdie(dwarf, cf->ranges[at - 1].die, fn);
-}
-
-/* fn and the scopes inside it that hold pc, outermost first */
-static int scope_path(const Dwarf_Die *fn, Dwarf_Addr pc, Dwarf_Die *path, int max)
-{
-	Dwarf_Die child;
-	int n = 1;
-	bool deeper = true;
-
-	path[0] = *fn;
-	while (deeper && n < max) {
-		deeper = false;
-		if (dwarf_child(&path[n - 1], &child) != 0)
-			break;
-		do {
-			int tag = dwarf_tag(&child);
-
-			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
-			    dwarf_haspc(&child, pc) > 0) {
-				path[n++] = child;
-				deeper = true;
-				break;
-			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
-	return n;
-}
-
-/*
- * The inline chain at addr, innermost first: each inlined subroutine is a
- * frame whose line is the line table's (innermost) or the call site recorded
- * in the DIE it was inlined from. Returns the number of frames written.
- */
-/* the scopes that hold addr in its unit, innermost first, up to the
- * concrete function (*scopes malloc'd); how many, or <= 0 for none */
-static int scopes_at(struct symfile *f, Dwfl_Module *mod, Dwarf_Die *cudie, Dwarf_Addr addr,
-		     Dwarf_Addr bias, Dwarf_Die **scopes)
-{
-	Dwarf_Die subroutine, fn, path[MAX_SCOPE_DEPTH];
-	Dwarf *dwarf = dwfl_module_getdwarf(mod, &bias);
-	int nscopes, i;
-
-	*scopes = NULL;
-	if (dwarf && find_function(f, dwarf, cudie, addr - bias, &fn)) {
-		/* the chain from the index, innermost first, as libdw gives it */
-		int npath = scope_path(&fn, addr - bias, path, MAX_SCOPE_DEPTH);
-
-		*scopes = malloc(npath * sizeof(**scopes));
-		if (!*scopes)
-			return 0;
-		for (i = 0; i < npath; i++)
-			(*scopes)[i] = path[npath - 1 - i];
-		return npath;
-	}
-	nscopes = dwarf_getscopes(cudie, addr - bias, scopes);
-	if (nscopes > 0) {
-		/* dwarf_getscopes stops at an inlined scope: restart from that DIE
-		 * to get the chain up to the concrete function */
-		dwarf = dwfl_module_getdwarf(mod, &bias);
-		if (!dwarf || !dwarf_offdie(dwarf, dwarf_dieoffset(&(*scopes)[0]), &subroutine))
-			return 0;
-		free(*scopes);
-		*scopes = NULL;
-	} else if (!innermost_die(cudie, addr - bias, &subroutine, 0)) {
-		return 0;
-	}
-	return dwarf_getscopes_die(&subroutine, scopes);
-}
-
-static int inline_frames(struct symbolizer *s, struct symfile *f, Dwfl_Module *mod,
-			 Dwarf_Addr addr, struct sym_frame *frames, int max)
-{
-	Dwarf_Die *cudie, *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	Dwarf_Addr bias = 0;
-	int nscopes, n = 0, i, line = 0;
-	const char *file = NULL;
-	Dwfl_Line *lineinfo;
-
-	cudie = dwfl_module_addrdie(mod, addr, &bias);
-	if (!cudie)
-		return 0;
-	lineinfo = dwfl_module_getsrc(mod, addr);
-	if (lineinfo)
-		file = dwfl_lineinfo(lineinfo, NULL, &line, NULL, NULL, NULL);
-	nscopes = scopes_at(f, mod, cudie, addr, bias, &scopes);
-	if (nscopes > 0)
-		dwarf_getsrcfiles(cudie, &files, NULL);
-	for (i = 0; i < nscopes && n < max; i++) {
-		Dwarf_Attribute attr;
-		Dwarf_Word value;
-
-		if (!is_function(&scopes[i]))
-			continue;
-		frames[n].function = die_name(s, &scopes[i]);
-		frames[n].file = file ? intern(s, file) : NULL;
-		frames[n].line = line;
-		frames[n].inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
-		n++;
-		if (!frames[n - 1].inlined)
-			break;
-		/* the next frame's line is where this one was inlined */
-		file = NULL;
-		line = 0;
-		if (files && !dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &value))
-			file = dwarf_filesrc(files, value, NULL, NULL);
-		if (!dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &value))
-			line = (int)value;
-	}
-	free(scopes);
-	if (n == 0 && file) {
-		/* line info without scopes: one frame, named by the caller */
-		frames[0].function = NULL;
-		frames[0].file = intern(s, file);
-		frames[0].line = line;
-		frames[0].inlined = false;
-		n = 1;
-	}
-	return n;
-}
-
 static const char *outside_modules(struct symbolizer *s, uint64_t addr)
 {
 	const struct mapping *m = maps__find(&s->maps, addr);
@@ -1343,6 +1049,12 @@ static const struct sym_module *module_mapping(struct symbolizer *s, const struc
 	return made;
 }
 
+/* the names scopes__frames finds, kept as long as s */
+static const char *name_frame(void *ctx, const char *str, bool mangled)
+{
+	return mangled ? intern_demangled(ctx, str) : intern(ctx, str);
+}
+
 static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_frame frames[SYM_MAX_INLINE];
@@ -1372,7 +1084,8 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 			offset = at - hit.value + 1;
 			size = hit.size;
 		}
-		n = inline_frames(s, sp->file, mod, at, frames, SYM_MAX_INLINE);
+		n = scopes__frames(sp->file->fns, mod, at, frames, SYM_MAX_INLINE,
+				   &(struct scope_namer){ name_frame, s });
 	}
 	if (n == 0) {
 		frames[0].function = NULL;
