@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* a conservative mark-and-sweep over one instant of the target (see leaks.h) */
 #include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,6 +155,27 @@ int leaks__add(struct leaks *l, uint64_t addr, uint64_t size, uint64_t key, uint
 }
 
 /*
+ * The large arrays of a check (the blocks, the sort's copy of them: 40 MiB
+ * each for a million blocks) taken in huge pages where the kernel allows
+ * it: each is new memory at every check, and a page fault costs several
+ * microseconds on a virtual machine (a check of a million blocks spent
+ * 250 ms of its 570 in faults here, 60 ms with huge pages). The daemon's
+ * malloc maps what is 1 MiB or more apart (DAEMON_MMAP_THRESHOLD), so the
+ * advice, on whole huge pages only, touches nothing else; where huge pages
+ * are off the memory is the same, only slower to fault in.
+ */
+#define HUGE_PAGE (2ULL << 20)
+
+static void huge_pages(void *p, size_t len)
+{
+	uint64_t start = ((uint64_t)(uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uint64_t end = ((uint64_t)(uintptr_t)p + len) & ~(HUGE_PAGE - 1);
+
+	if (end > start)
+		madvise((void *)(uintptr_t)start, end - start, MADV_HUGEPAGE);
+}
+
+/*
  * The blocks by address: a radix sort, 16 bits a pass, a pass skipped where
  * every address has the same digit (the top 16 bits, mostly). qsort spent
  * 55% of a check of a million blocks moving them about. -ENOMEM, or 0.
@@ -171,6 +194,7 @@ static int sort_by_addr(struct leaks *l)
 		err = -ENOMEM;
 		goto out;
 	}
+	huge_pages(tmp, l->n * sizeof(*tmp));
 	to = tmp;
 	for (pass = 0; pass < 4; pass++) {
 		unsigned int shift = pass * 16;
@@ -208,6 +232,7 @@ int leaks__reserve(struct leaks *l, size_t n)
 	b = realloc(l->blocks, n * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
+	huge_pages(b, n * sizeof(*b));
 	l->blocks = b;
 	l->cap = n;
 	return 0;
