@@ -411,9 +411,19 @@ test_go_within_rss() { # Debian's Go toolchain (go version): its arenas, mapped 
 	rss_kib=$(python3 -c 'import resource, subprocess
 subprocess.run(["go", "version"], stdout=subprocess.DEVNULL, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)')
-	TL_ENV=(HOME="$T_DIR" GOTOOLCHAIN=local GOFLAGS=)
-	tl_run g -i 0 -t 0 -- go version
-	check_normal_end g '^target exited with status 0$' "go version" || return
+	# go version lives ~30 ms: on a busy host it may end before the daemon
+	# measured its mappings, which then count whole (the summary says so, a
+	# limit the README states); a run that measured them is what is judged
+	local try
+	for try in 1 2 3; do
+		TL_ENV=(HOME="$T_DIR" GOTOOLCHAIN=local GOFLAGS=)
+		tl_run g -i 0 -t 0 -- go version
+		check_normal_end g '^target exited with status 0$' "go version" || return
+		grep -q '^    mappings counted whole: ' "$T_DIR/g.out" || break
+		note "go version: run $try ended before its mappings were measured"
+	done
+	assert_no_grep "$T_DIR/g.out" '^    mappings counted whole: ' \
+		"go version: its mappings measured before it ended, in one of 3 runs"
 	live=$(sed -n 's/^    live allocations: [0-9]* (\([0-9]*\) bytes.*/\1/p' "$T_DIR/g.out")
 	peak=$(sed -n 's/^    peak: [0-9]* live allocations (\([0-9]*\) bytes.*/\1/p' "$T_DIR/g.out")
 	assert_int_le "$live" "$((2 * rss_kib * 1024))" "go version: live bytes within 2x its RSS ($rss_kib KiB)"
