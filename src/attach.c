@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -702,12 +703,6 @@ int attach__refresh(struct attach *a)
 	return err;
 }
 
-void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end)
-{
-	*start = a->loader_start;
-	*end = a->loader_end;
-}
-
 bool attach__loader_probed(const struct attach *a)
 {
 	size_t i;
@@ -718,7 +713,7 @@ bool attach__loader_probed(const struct attach *a)
 	return false;
 }
 
-bool attach__maps_probed(const struct attach *a)
+static bool maps_probed(const struct attach *a)
 {
 	bool mmap = false, munmap = false;
 	size_t i;
@@ -735,12 +730,12 @@ bool attach__maps_probed(const struct attach *a)
 	return mmap && munmap && !attach__go(a);
 }
 
-int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, int max)
+static void set_alloc_code(const struct attach *a, struct proc_state *state)
 {
 	int n = 0;
 	size_t i;
 
-	for (i = 0; i < a->nobjects && n < max; i++) {
+	for (i = 0; i < a->nobjects && n < MAX_ALLOC_CODE; i++) {
 		const struct object *o = &a->objects[i];
 
 		int lib, functions = 0;
@@ -748,19 +743,42 @@ int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, i
 		/* a program's own allocator is not one, whose mmap is its own */
 		for (lib = 0; lib < LIB__COUNT; lib++)
 			functions += lib == LIB_NAMED ? 0 : o->sites[lib];
-		/* ld.so, probed for its hook only, is the loader (attach__loader) */
+		/* ld.so, probed for its hook only, is the loader (loader_start) */
 		if (!o->mapped || !o->library || !functions)
 			continue;
-		start[n] = o->code_start;
-		end[n++] = o->code_end;
+		state->alloc_code_start[n] = o->code_start;
+		state->alloc_code_end[n++] = o->code_end;
 	}
-	return n;
+	for (; n < MAX_ALLOC_CODE; n++)
+		state->alloc_code_start[n] = state->alloc_code_end[n] = 0;
 }
 
-uint64_t attach__r_state_addr(const struct attach *a)
+bool attach__set_state(const struct attach *a, struct proc_state *state)
 {
-	/* struct r_debug: r_version, r_map, r_brk, then r_state */
-	return a->r_debug_addr ? a->r_debug_addr + 24 : 0;
+	state->loader_start = a->loader_start;
+	state->loader_end = a->loader_end;
+	/* a dlopen's libraries wait for their tables (see EVENT_MAPS_HELD);
+	 * struct r_debug: r_version, r_map, r_brk, then r_state */
+	state->r_state_addr = a->r_debug_addr ? a->r_debug_addr + 24 : 0;
+	set_alloc_code(a, state);
+	state->maps_probed = maps_probed(a);
+	return state->maps_probed;
+}
+
+void attach__verdict(const struct attach *a, pid_t pid, int err, char *buf, size_t size)
+{
+	if (err == -ENOENT)
+		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (%s)", pid,
+			 attach__families());
+	else if (err == -ENOEXEC)
+		snprintf(buf, size, "pid %d runs a static binary without a symbol table (stripped): "
+			 "nothing names its malloc", pid);
+	else if (err == -EMEDIUMTYPE)
+		snprintf(buf, size, "pid %d uses an allocator tracelloc does not trace (malloc is "
+			 "defined in %s)", pid, attach__culprit(a));
+	else
+		snprintf(buf, size, "cannot read the objects mapped by pid %d: %s", pid,
+			 strerror(-err));
 }
 
 bool attach__go(const struct attach *a)

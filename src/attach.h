@@ -9,6 +9,7 @@
 
 struct tracelloc_bpf;
 struct named_fns;
+struct proc_state;
 
 /*
  * Finds the allocator entry points (glibc, libstdc++) in the objects a process
@@ -54,24 +55,23 @@ int attach__attach(struct attach *a);
 int attach__refresh(struct attach *a);
 /* ld.so is mapped, and its hook probed: it will say when libraries come */
 bool attach__loader_probed(const struct attach *a);
-/* the code of the dynamic loader (ld.so) the target maps; 0, 0 when none */
-void attach__loader(const struct attach *a, uint64_t *start, uint64_t *end);
-/* the program's mappings are all seen at its libc's mmap, munmap, mremap
- * and mprotect: the system-call tracepoints are not needed for it (they
- * are for a static executable, whose libc may make raw calls, and for Go's
- * runtime; where the wrappers are probed there too, the tracepoints leave
- * the calls made inside them to the probes) */
-bool attach__maps_probed(const struct attach *a);
-/* the executable mappings of the shared libraries probed, at most max:
- * their calls of mmap are the allocators' own; returns how many */
-int attach__alloc_code(const struct attach *a, uint64_t *start, uint64_t *end, int max);
-/* where ld.so's _r_debug.r_state is in the process now; 0: unknown */
-uint64_t attach__r_state_addr(const struct attach *a);
+/* what the BPF side keeps of the process's probes (struct proc_state):
+ * where ld.so's code is, the probed allocator libraries' code (their
+ * calls of mmap are the allocators' own), ld.so's r_state (a dlopen waits
+ * there for its tables), and whether every mapping of the program is seen
+ * at its libc's mmap, munmap, mremap and mprotect, which it returns: if
+ * not, the system-call tracepoints are needed (a static executable, whose
+ * libc may make raw calls; Go's runtime; where the wrappers are probed
+ * too, the tracepoints leave the calls made inside them to the probes) */
+bool attach__set_state(const struct attach *a, struct proc_state *state);
 /* Go's runtime is mapped */
 bool attach__go(const struct attach *a);
 /* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
 const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);
+/* why pid cannot be traced, after attach__find() or attach__refresh()
+ * failed with err, as one line after "tracelloc: " */
+void attach__verdict(const struct attach *a, pid_t pid, int err, char *buf, size_t size);
 /* the first of the named functions (attach_opts.named) that no object
  * probed so far defines; -1: none */
 int attach__named_missing(const struct attach *a);

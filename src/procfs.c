@@ -48,3 +48,33 @@ int procfs__read(const char *path, char *buf, size_t size)
 	buf[n] = '\0';
 	return (int)n;
 }
+
+void procfs__comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (procfs__read(path, buf, size) <= 0)
+		snprintf(buf, size, "?");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+pid_t procfs__tgid(pid_t tid)
+{
+	char path[64], buf[1024], *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTgid:")))
+		return tid;
+	return (pid_t)strtol(at + 6, NULL, 10);
+}
+
+unsigned long long procfs__rss(pid_t pid)
+{
+	char path[64], buf[4096], *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nVmRSS:")))
+		return 0;
+	return strtoull(at + 7, NULL, 10) * 1024;
+}

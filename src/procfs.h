@@ -3,6 +3,7 @@
 #define TRACELLOC_PROCFS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* a small /proc file (stat, status, comm) read whole into buf, terminated:
  * its length, or negative errno */
@@ -11,5 +12,13 @@ int procfs__read(const char *path, char *buf, size_t size);
  * innermost namespace, and how many namespaces lie above it; negative
  * errno */
 int procfs__nspid(const char *path_pid, int *innermost, unsigned int *depth);
+/* the process's name (/proc/PID/comm, no newline), "?" when it cannot be
+ * read; as the process set it: escape it before a terminal sees it */
+void procfs__comm(pid_t pid, char *buf, size_t size);
+/* the process of thread tid (both as tracelloc sees them), or tid itself
+ * when that cannot be read */
+pid_t procfs__tgid(pid_t tid);
+/* the process's resident memory in bytes (VmRSS); 0 when it is gone */
+unsigned long long procfs__rss(pid_t pid);
 
 #endif

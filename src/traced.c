@@ -18,6 +18,7 @@
 #include "holds.h"
 #include "options.h"
 #include "processes.h"
+#include "programs.h"
 #include "procfs.h"
 #include "recording.h"
 #include "say.h"
@@ -40,9 +41,7 @@ struct proc {
 	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
 	uint32_t probes_gen;		/* maps_gen when its probes were last brought up to date */
 	bool main_exit_told;		/* the probes stopped with the main thread, said once */
-	char execs[1024];		/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
-	int nexecs;			/* execs followed */
-	bool execs_cut;			/* execs keeps the first and the latest only */
+	struct programs *programs;	/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
 	bool exec_unsettled;		/* the last one's libraries are not probed yet */
 	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
 	bool sym_shared;		/* a fork's child naming frames with its parent's symbolizer */
@@ -107,16 +106,6 @@ static struct proc *free_slot(struct traced *t)
 	return NULL;
 }
 
-static void read_comm(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if (procfs__read(path, buf, size) <= 0)
-		snprintf(buf, size, "?");
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* -p PID: one line on what went wrong */
 static int open_pid(struct traced *t, pid_t pid)
 {
@@ -163,7 +152,7 @@ static int open_comm(struct traced *t)
 		pid = (pid_t)atoi(d->d_name);
 		if (pid <= 0 || pid == getpid())
 			continue;
-		read_comm(pid, comm, sizeof(comm));
+		procfs__comm(pid, comm, sizeof(comm));
 		if (strcmp(comm, t->opts->comm))
 			continue;
 		for (i = 0, known = false; i < MAX_PROCS; i++)
@@ -246,23 +235,6 @@ static bool found_by_name(const struct traced *t, const struct proc *p)
 	return true;
 }
 
-/* why a process cannot be traced, as one line after "tracelloc: " */
-static void allocator_verdict(struct attach *a, pid_t pid, int err, char *buf, size_t size)
-{
-	if (err == -ENOENT)
-		snprintf(buf, size, "pid %d maps no allocator tracelloc knows (%s)", pid,
-			 attach__families());
-	else if (err == -ENOEXEC)
-		snprintf(buf, size, "pid %d runs a static binary without a symbol table (stripped): "
-			 "nothing names its malloc", pid);
-	else if (err == -EMEDIUMTYPE)
-		snprintf(buf, size, "pid %d uses an allocator tracelloc does not trace (malloc is "
-			 "defined in %s)", pid, attach__culprit(a));
-	else
-		snprintf(buf, size, "cannot read the objects mapped by pid %d: %s", pid,
-			 strerror(-err));
-}
-
 /* every function named on the command line is in the process */
 static int named_found(struct traced *t, const struct proc *p)
 {
@@ -297,7 +269,7 @@ static int find_allocator(struct traced *t, struct proc *p)
 	if (err == -ESRCH || (err && proc_gone(p)))
 		return say(0, "pid %d exited while attaching", pid);
 	if (err) {
-		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		attach__verdict(p->attach, pid, err, why, sizeof(why));
 		return say(0, "%s", why);
 	}
 	return named_found(t, p);
@@ -369,23 +341,7 @@ static void watch_system_calls(struct traced *t, struct proc *p)
  * are its own: where its code is now; and where its mappings are seen */
 static void set_loader(struct traced *t, struct proc *p)
 {
-	bool probed = attach__maps_probed(p->attach);
-	struct proc_state *state = bpf_state(t, p);
-	uint64_t start, end, code_start[MAX_ALLOC_CODE] = {}, code_end[MAX_ALLOC_CODE] = {};
-	int i;
-
-	attach__loader(p->attach, &start, &end);
-	state->loader_start = start;
-	state->loader_end = end;
-	/* a dlopen's libraries wait for their tables (see EVENT_MAPS_HELD) */
-	state->r_state_addr = attach__r_state_addr(p->attach);
-	attach__alloc_code(p->attach, code_start, code_end, MAX_ALLOC_CODE);
-	for (i = 0; i < MAX_ALLOC_CODE; i++) {
-		state->alloc_code_start[i] = code_start[i];
-		state->alloc_code_end[i] = code_end[i];
-	}
-	bpf_state(t, p)->maps_probed = probed;
-	if (!probed && !t->opts->no_mmap)
+	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap)
 		watch_system_calls(t, p);
 }
 
@@ -428,41 +384,6 @@ static void refresh_unwinder(struct traced *t, struct proc *p, bool always)
 	unwinder__refresh(tracer__unwinder(t->tracer), slot_of(t, p));
 }
 
-/* the process's program, as /proc/PID/exe names it */
-/* the program a process runs, for the terminal (the name is the target's: escaped) */
-static void exe_path(pid_t pid, char *buf, size_t size)
-{
-	char path[64], exe[PATH_MAX];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
-	if (n <= 0)
-		n = snprintf(exe, sizeof(exe), "?");
-	exe[n] = '\0';
-	text__escape(exe, buf, size);
-}
-
-/* p's programs, "a -> b -> c"; a chain too long for them keeps the first
- * program and the latest, and says how many execs lie between */
-static void note_exec(struct proc *p, const char *exe)
-{
-	size_t len = strlen(p->execs);
-	char *first_end;
-
-	p->nexecs++;
-	if (!p->execs_cut && len + strlen(" -> ") + strlen(exe) < sizeof(p->execs)) {
-		snprintf(p->execs + len, sizeof(p->execs) - len, " -> %s", exe);
-		return;
-	}
-	p->execs_cut = true;
-	first_end = strstr(p->execs, " -> ");
-	if (!first_end)
-		first_end = p->execs + len;
-	snprintf(first_end, sizeof(p->execs) - (first_end - p->execs), " -> ... (%d execs) -> %s",
-		 p->nexecs, exe);
-}
-
 /*
  * The process's records are read from now on, under a new number when
  * there are several: its symbolizer (its files opened now, as they may be
@@ -491,7 +412,7 @@ static int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
 		events__set_slot(recording__events(t->rec), slot_of(t, p), 0, 0, sym);
 		return 0;
 	}
-	read_comm(proc_pid(p), comm, sizeof(comm));
+	procfs__comm(proc_pid(p), comm, sizeof(comm));
 	/* a fork's child was numbered when its parent forked */
 	if (reserved)
 		idx = processes__set(recording__processes(t->rec), reserved, proc_pid(p), comm, sym) ?: (int)reserved;
@@ -557,14 +478,25 @@ static void end_proc(struct traced *t, struct proc *p, const char *how)
 	}
 }
 
-/* each process: named, in its slot, filtered on by BPF, then probed */
+/* p's chain of programs begins with the one it runs now */
+static int start_programs(struct proc *p)
+{
+	char exe[1024];
+
+	programs__exe(proc_pid(p), exe, sizeof(exe));
+	return programs__start(&p->programs, exe);
+}
+
 /* one process's probes, tables and names; 0, or what failed, with *step
  * saying where (a format with the pid) */
 static int attach_proc(struct traced *t, struct proc *p, const char **step)
 {
 	int err;
 
-	exe_path(proc_pid(p), p->execs, sizeof(p->execs));
+	*step = "cannot start tracing pid %d";
+	err = start_programs(p);
+	if (err)
+		return err;
 	/* a command we started is held at each exec until its new program is
 	 * probed; a -p target is not stopped (its parent may be a shell that
 	 * would take a stop for the user's ^Z) and is followed as it runs */
@@ -715,26 +647,6 @@ static int consume(struct traced *t)
 	return err;
 }
 
-/* what an exec's new program that cannot be traced ends its trace with */
-static void exec_verdict(struct proc *p, int err, char *ending, size_t ending_size)
-{
-	const char *exe = strrchr(p->execs, ' ') ? strrchr(p->execs, ' ') + 1 : p->execs;
-
-	if (err == -ENOENT)
-		snprintf(ending, ending_size, "target called exec of %.200s, which maps no allocator "
-			 "tracelloc knows: stopped there", exe);
-	else if (err == -ENOEXEC)
-		snprintf(ending, ending_size, "target called exec of %.200s, a static binary without "
-			 "a symbol table: stopped there", exe);
-	else if (err == -EMEDIUMTYPE)
-		snprintf(ending, ending_size, "target called exec of %.200s, whose malloc is in %.200s, an "
-			 "allocator tracelloc does not trace: stopped there", exe,
-			 attach__culprit(p->attach));
-	else
-		snprintf(ending, ending_size, "target called exec of %.200s, which could not be "
-			 "probed (%s): stopped there", exe, strerror(-err));
-}
-
 /* probes, tables and names for what the process maps now; 0, or why its
  * program cannot be traced */
 static int probe_new_files(struct traced *t, struct proc *p)
@@ -783,7 +695,7 @@ static bool proc_verdict(struct traced *t, struct proc *p, int err, char *ending
 
 	if (!err)
 		return true;
-	exec_verdict(p, err, why, sizeof(why));
+	programs__exec_verdict(p->programs, err, attach__culprit(p->attach), why, sizeof(why));
 	if (!t->several) {
 		snprintf(ending, ending_size, "%s", why);
 		return false;
@@ -815,8 +727,8 @@ static bool follow_exec(struct traced *t, struct proc *p, char *ending, size_t e
 		end_proc(t, p, "exited");
 		return true;
 	}
-	exe_path(pid, exe, sizeof(exe));
-	note_exec(p, exe);
+	programs__exe(pid, exe, sizeof(exe));
+	programs__exec(p->programs, exe);
 	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, exe);
 
 	if (t->several) {
@@ -855,7 +767,7 @@ static bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t e
 	if (p->hold_exec)
 		holds__release(t->holds, proc_pid(p));
 	if (err)
-		exec_verdict(p, err, ending, ending_size);
+		programs__exec_verdict(p->programs, err, attach__culprit(p->attach), ending, ending_size);
 	return proc_verdict(t, p, err, ending, ending_size);
 }
 
@@ -876,9 +788,9 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 	bpf_state(t, p)->hold_exec = p->hold_exec;
 	p->probes_gen = p->unwinder_gen = 0;
 	p->main_exit_told = false;
-	p->nexecs = 0;
-	p->execs_cut = false;
-	exe_path(pid, p->execs, sizeof(p->execs));
+	err = start_programs(p);
+	if (err)
+		return err;
 	/* a copy of its parent: the same files at the same places */
 	err = name_proc(t, p, idx, parent && parent->live && t->several &&
 			!symbolizer__contested(proc_symbolizer(t, parent)) ?
@@ -926,7 +838,7 @@ static void probe_child(struct traced *t, struct proc *p, const struct proc *par
 	if (err) {
 		char why[512];
 
-		allocator_verdict(p->attach, pid, err, why, sizeof(why));
+		attach__verdict(p->attach, pid, err, why, sizeof(why));
 		fprintf(stderr, "tracelloc: %s\n", why);
 		end_proc(t, p, "untraced");
 	}
@@ -1040,23 +952,12 @@ static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t e
 /* the resident memory of the traced processes, from /proc/PID/status */
 uint64_t traced__rss(const struct traced *t)
 {
-	char path[64], line[128];
-	uint64_t total = 0, kib;
+	uint64_t total = 0;
 	size_t i;
-	FILE *f;
 
-	for (i = 0; i < MAX_PROCS; i++) {
-		if (!t->procs[i].live)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/status", proc_pid(&t->procs[i]));
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "VmRSS: %" SCNu64, &kib) == 1)
-				total += kib * 1024;
-		fclose(f);
-	}
+	for (i = 0; i < MAX_PROCS; i++)
+		if (t->procs[i].live)
+			total += procfs__rss(proc_pid(&t->procs[i]));
 	return total;
 }
 
@@ -1151,8 +1052,10 @@ void traced__destroy(struct traced *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < MAX_PROCS; i++)
+	for (i = 0; i < MAX_PROCS; i++) {
 		target__destroy(t->procs[i].target);
+		programs__destroy(t->procs[i].programs);
+	}
 	free(t);
 }
 
@@ -1237,7 +1140,7 @@ bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_s
 
 	if (!t->opts->no_follow_exec)
 		return follow_exec(t, p, ending, ending_size);
-	exe_path(proc_pid(p), exe, sizeof(exe));
+	programs__exe(proc_pid(p), exe, sizeof(exe));
 	if (!t->several) {
 		snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
 		return false;
@@ -1262,17 +1165,6 @@ bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
 	return true;
 }
 
-/* the process of thread tid (both as we see them), or tid */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], buf[1024], *at;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTgid:")))
-		return tid;
-	return (pid_t)strtol(at + 6, NULL, 10);
-}
-
 void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
 {
 	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
@@ -1282,7 +1174,7 @@ void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
 		refresh_unwinder(t, p, true);
 		refresh_probes(t, p);
 	}
-	holds__release(t->holds, tgid_of(tid));
+	holds__release(t->holds, procfs__tgid(tid));
 }
 
 bool traced__has_room(struct traced *t)
@@ -1317,7 +1209,7 @@ pid_t traced__first_pid(const struct traced *t)
 
 const char *traced__execs(const struct traced *t)
 {
-	return !t->several && t->first && t->first->nexecs ? t->first->execs : NULL;
+	return !t->several && t->first ? programs__chain(t->first->programs) : NULL;
 }
 
 uint64_t traced__untraced(const struct traced *t)
@@ -1353,7 +1245,7 @@ void traced__exiting(struct traced *t, uint16_t slot, pid_t tid,
 		     void (*check)(void *ctx, pid_t pid, uint64_t tag), void *ctx)
 {
 	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
-	pid_t pid = tgid_of(tid);
+	pid_t pid = procfs__tgid(tid);
 	uint64_t tag;
 
 	/* stopped at exit by the BPF side: scanned while its memory is whole */
