@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugepages.h"
 #include "leaks.h"
 
 /* the scan's states: a block is marked once per state it reaches */
@@ -161,19 +162,8 @@ int leaks__add(struct leaks *l, uint64_t addr, uint64_t size, uint64_t key, uint
  * microseconds on a virtual machine (a check of a million blocks spent
  * 250 ms of its 570 in faults here, 60 ms with huge pages). The daemon's
  * malloc maps what is 1 MiB or more apart (DAEMON_MMAP_THRESHOLD), so the
- * advice, on whole huge pages only, touches nothing else; where huge pages
- * are off the memory is the same, only slower to fault in.
+ * advice touches nothing else (see hugepages.h).
  */
-#define HUGE_PAGE (2ULL << 20)
-
-static void huge_pages(void *p, size_t len)
-{
-	uint64_t start = ((uint64_t)(uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	uint64_t end = ((uint64_t)(uintptr_t)p + len) & ~(HUGE_PAGE - 1);
-
-	if (end > start)
-		madvise((void *)(uintptr_t)start, end - start, MADV_HUGEPAGE);
-}
 
 /*
  * The blocks by address: a radix sort, 16 bits a pass, a pass skipped where
@@ -194,7 +184,7 @@ static int sort_by_addr(struct leaks *l)
 		err = -ENOMEM;
 		goto out;
 	}
-	huge_pages(tmp, l->n * sizeof(*tmp));
+	hugepages__advise(tmp, l->n * sizeof(*tmp));
 	to = tmp;
 	for (pass = 0; pass < 4; pass++) {
 		unsigned int shift = pass * 16;
@@ -232,7 +222,7 @@ int leaks__reserve(struct leaks *l, size_t n)
 	b = realloc(l->blocks, n * sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	huge_pages(b, n * sizeof(*b));
+	hugepages__advise(b, n * sizeof(*b));
 	l->blocks = b;
 	l->cap = n;
 	return 0;

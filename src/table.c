@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hugepages.h"
 #include "table.h"
 
 #define MIN_CAPACITY 64
@@ -81,8 +82,6 @@ static inline size_t home_slot(const struct table *t, uint64_t key)
 	return home_of(key, t->shift);
 }
 
-#define HUGE_PAGE (2UL << 20)
-
 /* Slots come straight from mmap, so a doubling can hand the old table back
  * to the kernel piece by piece as it empties. A large table is in huge pages
  * where the kernel has them: a page fault costs ~15 us on the VMs we
@@ -96,8 +95,8 @@ static void *slots_alloc(size_t capacity, size_t slot_size)
 
 	if (p == MAP_FAILED)
 		return NULL;
-	if (bytes >= 2 * HUGE_PAGE)
-		madvise(p, bytes, MADV_HUGEPAGE);
+	if (bytes >= 2 * HUGE_PAGE_BYTES)
+		hugepages__advise(p, bytes);
 	return p;
 }
 

@@ -23,6 +23,7 @@
 #include "procfs.h"
 #include "report.h"
 #include "say.h"
+#include "hugepages.h"
 #include "tracer.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
@@ -158,7 +159,6 @@ static bool kernel_has_func(const char *func)
 
 static void warm_heap(void)
 {
-	uintptr_t start, end, huge = 2 << 20;
 	char *before, *after;
 	void *block;
 
@@ -169,10 +169,7 @@ static void warm_heap(void)
 	block = malloc(WARM_HEAP_BYTES);
 	after = sbrk(0);
 	if (block && after > before) {
-		start = ((uintptr_t)before + huge - 1) & ~(huge - 1);
-		end = (uintptr_t)after & ~(huge - 1);
-		if (end > start)
-			madvise((void *)start, end - start, MADV_HUGEPAGE);
+		hugepages__advise(before, after - before);
 		madvise(before, after - before, MADV_POPULATE_WRITE);
 	}
 	/* kept in the heap: the trim threshold is above its size */
