@@ -465,7 +465,8 @@ test_big_library_report() { # clang++ (libLLVM, 45,000 symbols, no frame pointer
 	llvm=$(ldd "$(readlink -f "$clangxx")" | sed -n 's/.*=> \(.*libLLVM[^ ]*\) .*/\1/p' | head -n 1)
 	[ -n "$llvm" ] || { fail "clang++ links no libLLVM"; return; }
 	printf '#include <string>\n#include <vector>\nstd::string f(std::vector<int> &v) { std::string s; for (int x : v) s += std::to_string(x); return s; }\n' >"$T_DIR/tiny.cpp"
-	tl_run big -- "$clangxx" -O2 -c "$T_DIR/tiny.cpp" -o "$T_DIR/tiny.o"
+	# a live line every 0.2 s: the compile takes under a second on a fast host
+	tl_run big -i 0.2 -- "$clangxx" -O2 -c "$T_DIR/tiny.cpp" -o "$T_DIR/tiny.o"
 	assert_eq "$TL_RC" 0 "tracelloc -- clang++: exit status"
 	assert_grep "$T_DIR/big.out" '^\[ +[0-9.]+s\] live' "a periodic report was printed while it ran"
 	assert_grep "$T_DIR/big.out" '^    lost events: 0 ' "no record lost"
