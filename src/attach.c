@@ -727,7 +727,7 @@ static bool maps_probed(const struct attach *a)
 		mmap |= a->sites[i].def->fn == FN_MMAP;
 		munmap |= a->sites[i].def->fn == FN_MUNMAP;
 	}
-	return mmap && munmap && !attach__go(a);
+	return mmap && munmap && !a->go;
 }
 
 static void set_alloc_code(const struct attach *a, struct proc_state *state)
@@ -751,6 +751,21 @@ static void set_alloc_code(const struct attach *a, struct proc_state *state)
 	}
 	for (; n < MAX_ALLOC_CODE; n++)
 		state->alloc_code_start[n] = state->alloc_code_end[n] = 0;
+}
+
+const char *attach__maps_unseen(const struct attach *a)
+{
+	size_t i;
+
+	if (a->go)
+		return "Go's runtime";
+	/* musl's libc.so, which is its loader too, names no SONAME: its
+	 * calls are taken as a static libc's, which may make them raw */
+	for (i = 0; i < a->nsites; i++)
+		if (a->sites[i].def->lib == LIB_MUSL && a->objects[a->sites[i].object].mapped &&
+		    strstr(base_name(a->objects[a->sites[i].object].name), ".so"))
+			return "musl's libc.so, which has no SONAME and is taken for a static libc";
+	return "a static executable";
 }
 
 bool attach__set_state(const struct attach *a, struct proc_state *state)
@@ -781,10 +796,6 @@ void attach__verdict(const struct attach *a, pid_t pid, int err, char *buf, size
 			 strerror(-err));
 }
 
-bool attach__go(const struct attach *a)
-{
-	return a->go;
-}
 
 
 int attach__named_missing(const struct attach *a)

@@ -64,8 +64,9 @@ bool attach__loader_probed(const struct attach *a);
  * libc may make raw calls; Go's runtime; where the wrappers are probed
  * too, the tracepoints leave the calls made inside them to the probes) */
 bool attach__set_state(const struct attach *a, struct proc_state *state);
-/* Go's runtime is mapped */
-bool attach__go(const struct attach *a);
+/* why the program's mappings are not all seen at its libc's calls (after
+ * attach__set_state() said so): "Go's runtime", "a static executable"... */
+const char *attach__maps_unseen(const struct attach *a);
 /* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
 const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);

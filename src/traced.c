@@ -334,14 +334,16 @@ static void watch_system_calls(struct traced *t, struct proc *p)
 			"(%s): they are traced at the system calls, which every process on this "
 			"host pays for while tracelloc runs (about 1.2x on a system call; --no-mmap "
 			"goes without)\n", proc_pid(p),
-			attach__go(p->attach) ? "Go's runtime" : "a static executable");
+			attach__maps_unseen(p->attach));
 }
 
 /* the program's mappings made by the loader (a dlopen'ed library's .bss)
- * are its own: where its code is now; and where its mappings are seen */
-static void set_loader(struct traced *t, struct proc *p)
+ * are its own: where its code is now; and where its mappings are seen.
+ * Not before its libraries are mapped (settled): a dynamic program just
+ * exec'd has no libc yet, and is no static executable for that. */
+static void set_loader(struct traced *t, struct proc *p, bool settled)
 {
-	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap)
+	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
 		watch_system_calls(t, p);
 }
 
@@ -368,7 +370,7 @@ static void refresh_probes(struct traced *t, struct proc *p)
 	p->probes_gen = gen;
 	/* a library that cannot be probed stays so; the others are */
 	attach__refresh(p->attach);
-	set_loader(t, p);
+	set_loader(t, p, !p->exec_unsettled);
 	tell_new_probes(p);
 }
 
@@ -502,7 +504,7 @@ static int attach_proc(struct traced *t, struct proc *p, const char **step)
 	 * would take a stop for the user's ^Z) and is followed as it runs */
 	p->hold_exec = t->opts->command && p == t->first && !t->opts->no_follow_exec;
 	bpf_state(t, p)->hold_exec = p->hold_exec;
-	set_loader(t, p);
+	set_loader(t, p, true);
 	*step = "cannot start the symbolizer of pid %d";
 	err = name_proc(t, p, 0, NULL);
 	if (err)
@@ -648,15 +650,16 @@ static int consume(struct traced *t)
 }
 
 /* probes, tables and names for what the process maps now; 0, or why its
- * program cannot be traced */
-static int probe_new_files(struct traced *t, struct proc *p)
+ * program cannot be traced. at_exec: a dynamic program's libraries are yet
+ * to come (ld.so is probed for them) */
+static int probe_new_files(struct traced *t, struct proc *p, bool at_exec)
 {
 	int err;
 
 	refresh_unwinder(t, p, true);
 	refresh_symbolizer(t, p);
 	err = attach__refresh(p->attach);
-	set_loader(t, p);
+	set_loader(t, p, !at_exec || !attach__loader_probed(p->attach));
 	p->probes_gen = maps_gen(t, p);
 	tell_new_probes(p);
 	return err;
@@ -671,7 +674,7 @@ static int probe_new_files(struct traced *t, struct proc *p)
  */
 static int probe_program(struct traced *t, struct proc *p)
 {
-	int err = probe_new_files(t, p);
+	int err = probe_new_files(t, p, true);
 
 	/* a dynamic program's allocator comes with its libraries: at the hook */
 	p->exec_unsettled = attach__loader_probed(p->attach) && (!err || err == -ENOENT);
@@ -763,7 +766,7 @@ static bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t e
 	if (p->hold_exec && target__wait_stopped(p->target))
 		return true;	/* gone: the pidfd says so */
 	p->exec_unsettled = false;
-	err = probe_new_files(t, p);
+	err = probe_new_files(t, p, false);
 	if (p->hold_exec)
 		holds__release(t->holds, proc_pid(p));
 	if (err)
@@ -824,7 +827,7 @@ static void probe_child(struct traced *t, struct proc *p, const struct proc *par
 		if (!err)
 			err = attach__attach(p->attach);
 	}
-	set_loader(t, p);
+	set_loader(t, p, true);
 	holds__release(t->holds, pid);
 	/* -v: each child; else its probes are its parent's, told already */
 	if (!err && t->opts->verbose) {

@@ -1265,6 +1265,10 @@ exec_ledger() {
 		assert_grep "$T_DIR/$m.err" "^tracelloc: pid [0-9]+ called exec: now $TB/family\$" \
 			"$what -m $m: the exec is told"
 		assert_no_grep "$T_DIR/$m.fg" 'site_before_exec|site_freed' "$what -m $m: nothing of the old program"
+		# before ld.so maps its libraries, a dynamic program has no libc:
+		# it is no static executable for that, and the host pays nothing
+		assert_no_grep "$T_DIR/$m.err" 'traced at the system calls' \
+			"$what -m $m: no system-call tracepoint for a dynamic program at its exec"
 	done
 }
 
@@ -1292,6 +1296,10 @@ test_exec_follow_static() { # exec into a static glibc binary and into a musl on
 	}
 	exec_ledger_to family_static
 	exec_ledger_to family_musl
+	assert_grep "$T_DIR/family_static-live.err" "^tracelloc: pid [0-9]+ makes its mmap calls where no probe sees them \\(a static executable\\)" \
+		"execer -> family_static: its mappings traced at the system calls, said"
+	assert_grep "$T_DIR/family_musl-live.err" "^tracelloc: pid [0-9]+ makes its mmap calls where no probe sees them \\(musl's libc.so, which has no SONAME" \
+		"execer -> family_musl: said why, not called a static executable"
 	assert_grep "$T_DIR/family_musl-live.err" "^tracelloc: pid [0-9]+: probing as well: musl in libc\.so " \
 		"execer -> family_musl: musl probed after the exec"
 }
