@@ -827,7 +827,9 @@ static void probe_child(struct traced *t, struct proc *p, const struct proc *par
 		if (!err)
 			err = attach__attach(p->attach);
 	}
-	set_loader(t, p, true);
+	/* a child sharing its parent's memory (posix_spawn, vfork) probes
+	 * nothing of its own until its exec: no static executable for that */
+	set_loader(t, p, !shares_vm);
 	holds__release(t->holds, pid);
 	/* -v: each child; else its probes are its parent's, told already */
 	if (!err && t->opts->verbose) {

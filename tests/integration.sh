@@ -1427,6 +1427,24 @@ test_follow_forks_exec() { # --follow-forks: a child that execs is followed into
 		"--follow-forks exec: under the child's process frame, named after its new program"
 }
 
+test_follow_forks_spawn() { # --follow-forks: a child of posix_spawn (sharing its parent's memory until exec) is followed into its program; no system-call tracepoint for a dynamic one
+	need_target spawner || return
+	need_target sleeper || return
+	need_target family_static || return
+	tl_run s -i 0 -t 0 --follow-forks -f "$T_DIR/s.fg" -- "$TB/spawner" "$TB/sleeper" 0.2
+	check_normal_end s 'all traced processes exited$' "posix_spawn" || return
+	assert_grep "$T_DIR/s.err" "^tracelloc: pid [0-9]+ called exec: now $TB/sleeper\$" \
+		"posix_spawn: the child's exec is told"
+	assert_grep "$T_DIR/s.fg" '^pid [0-9]+ \(sleeper\) exited;.*site_sleeper_start 4096$' \
+		"posix_spawn: the child's program from its start, under its own process"
+	assert_no_grep "$T_DIR/s.err" 'traced at the system calls' \
+		"posix_spawn: a dynamic child is no static executable before its exec"
+	tl_run st -i 0 -t 0 --follow-forks -- "$TB/spawner" "$TB/family_static"
+	check_normal_end st 'all traced processes exited$' "posix_spawn of a static program" || return
+	assert_grep "$T_DIR/st.err" "^tracelloc: pid [0-9]+ makes its mmap calls where no probe sees them \\(a static executable\\)" \
+		"posix_spawn of a static program: its mappings at the system calls, said"
+}
+
 test_pid_list() { # -p A,B -p C: three processes, each exact, rooted at its process
 	need_target waiter || return
 	local a b c
