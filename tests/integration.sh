@@ -479,6 +479,18 @@ test_big_library_report() { # clang++ (libLLVM, 45,000 symbols, no frame pointer
 	fi
 }
 
+test_big_fde() { # gcc's cc1 (no frame pointers, a generated function of 122 KiB whose CFI has 6,300 rows): its stacks whole, none cut by a rule left unread
+	local cc1
+	cc1=$(gcc -print-prog-name=cc1 2>/dev/null)
+	[ -x "$cc1" ] || { fail "gcc's cc1 is missing"; return; }
+	printf 'int f(int x) { return x + 1; }\n' >"$T_DIR/small.c"
+	tl_run cc1 -i 0 -t 1 -- "$cc1" -quiet "$T_DIR/small.c" -O2 -o "$T_DIR/small.s"
+	assert_eq "$TL_RC" 0 "cc1: tracelloc exit status"
+	assert_grep "$T_DIR/cc1.out" '^    failed stacks: 0$' "cc1: no stack failed"
+	# (82 stacks of this compile pass through that function: they reach main)
+	assert_no_grep "$T_DIR/cc1.out" '^    stacks cut short: .* rule [1-9]' "cc1: no stack cut short by a rule"
+}
+
 # ---------------------------------------------------------------- leak check
 
 # leak_totals FILE: "CLASS BYTES BLOCKS" per class of the leak check's section
