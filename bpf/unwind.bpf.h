@@ -209,6 +209,9 @@ static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, 
 	return 0;
 }
 
+/* a frame pointer in code with no CFI is believed this far above sp at most */
+#define GAP_FP_REACH (1ULL << 20)
+
 /* a frame with no table, by its frame pointer: its caller's rbp and return address */
 static __always_inline long fp_frame(struct call_state *s, __u32 n)
 {
@@ -345,6 +348,13 @@ static __always_inline long unwind_step(struct call_state *s)
 	case UNWIND_CFA_OUTERMOST:
 		return 1;
 	case UNWIND_CFA_GAP:
+		/* code with no CFI in an object whose tables were read: V8's
+		 * embedded builtins in node are, and keep frame pointers as JIT
+		 * code does. Walked by rbp where rbp is a frame of this stack
+		 * (at or above sp, and near it); ld.so's entry code is the outermost */
+		if (unwind_mode == UNWIND_MODE_AUTO && fp >= sp && fp - sp < GAP_FP_REACH &&
+		    !(look >= proc->loader_start && look < proc->loader_end))
+			return fp_frame(s, n);
 		return no_table(proc, look);
 	default:
 		return cut(COUNTER_CUT_RULE);

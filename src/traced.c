@@ -66,7 +66,13 @@ struct traced {
 	uint32_t stacks_at_refresh;
 	unsigned int rec_generation;
 	uint64_t refreshed_ns;
+	/* stacks cut for want of a table, when last looked at */
+	uint64_t cut_no_table;
+	uint64_t cuts_checked_ns;
 };
+
+/* how often the stacks cut for want of a table are looked at */
+#define CUTS_CHECK_NS 50000000ULL
 
 /* -vv: each read that came late */
 #define LATE_READ_NS 50000000ULL
@@ -590,6 +596,29 @@ int traced__attach(struct traced *t)
 	return 0;
 }
 
+/*
+ * A stack cut for want of a table may have met code mapped since the
+ * module lists were made: V8 maps its embedded builtins a second time,
+ * near its JIT code, as node starts. The lists are made again as soon as
+ * such cuts are counted, at most every 50 ms, not at the next tick.
+ */
+static void refresh_on_cuts(struct traced *t)
+{
+	uint64_t now = clock__now_ns(), cuts;
+	size_t i;
+
+	if (!tracer__unwinder(t->tracer) || now - t->cuts_checked_ns < CUTS_CHECK_NS)
+		return;
+	t->cuts_checked_ns = now;
+	cuts = tracer__cut_no_table(t->tracer);
+	if (cuts == t->cut_no_table)
+		return;
+	t->cut_no_table = cuts;
+	for (i = 0; i < MAX_PROCS; i++)
+		if (t->procs[i].live)
+			refresh_unwinder(t, &t->procs[i], true);
+}
+
 /* after a read of the rings: new stacks may point into code mapped since the
  * maps were last read (dlopen, JIT): read them again now, while the
  * processes live, at most every 10 ms */
@@ -632,6 +661,7 @@ static int after_read(struct traced *t, int err)
 		t->stacks_at_refresh = nstacks;
 		t->refreshed_ns = clock__now_ns();
 	}
+	refresh_on_cuts(t);
 	return 0;
 }
 

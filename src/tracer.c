@@ -446,6 +446,21 @@ void tracer__loss(const struct tracer *t, struct loss *loss)
 	loss->untraced_procs = sums[COUNTER_UNTRACED_PROCS];
 }
 
+uint64_t tracer__cut_no_table(const struct tracer *t)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 values[ncpus > 0 ? ncpus : 1], sum = 0;
+	__u32 key = COUNTER_CUT_NO_TABLE;
+	int cpu;
+
+	if (ncpus <= 0 || bpf_map__lookup_elem(t->skel->maps.counters, &key, sizeof(key), values,
+					       sizeof(values), 0))
+		return 0;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		sum += values[cpu];
+	return sum;
+}
+
 struct unwinder *tracer__unwinder(const struct tracer *t)
 {
 	return t->unwinder;

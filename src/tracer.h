@@ -64,6 +64,8 @@ bool tracer__traced(const struct tracer *t, pid_t pid);
 struct proc_state *tracer__state(struct tracer *t, uint32_t slot);
 /* the loss counters, summed over the CPUs */
 void tracer__loss(const struct tracer *t, struct loss *loss);
+/* stacks cut so far where no table covered a frame (loss.cut_no_table) */
+uint64_t tracer__cut_no_table(const struct tracer *t);
 /* NULL when stacks are walked by frame pointers only */
 struct unwinder *tracer__unwinder(const struct tracer *t);
 /* for attach.c, which attaches the object's programs */

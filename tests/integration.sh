@@ -479,6 +479,35 @@ test_big_library_report() { # clang++ (libLLVM, 45,000 symbols, no frame pointer
 	fi
 }
 
+test_nofp_gap() { # code with no CFI in a program with tables (V8's builtins in node): walked by its frame pointer to main; a junk rbp there ends the stack, counted, no frame made up
+	need_target nofp_gap || return
+	TL_ENV=(TL_EXPECT="$T_DIR/g.exp")
+	tl_run g -i 0 -t 0 -f "$T_DIR/g.fg" -- "$TB/nofp_gap"
+	check_normal_end g '^target exited with status 0$' "nofp_gap" || return
+	check_expect_file "$T_DIR/g.exp" "nofp_gap" || return
+	check_ledger "$T_DIR/g.exp" "$T_DIR/g.fg" live "nofp_gap"
+	assert_grep "$T_DIR/g.fg" '^_start;.*;main;gap_framed;site_gap 4096$' \
+		"nofp_gap: through the framed gap to main and _start"
+	assert_grep "$T_DIR/g.fg" '^gap_junk;site_junk 2048$' \
+		"nofp_gap: a junk rbp in the gap ends the stack there"
+	assert_grep "$T_DIR/g.out" '^    stacks cut short: 1 \(no table 1, ' "nofp_gap: that one counted cut short"
+}
+
+test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): the module lists are made again once stacks are cut there, not at the next tick
+	need_target remap || return
+	local whole cut
+	tl_run r -i 0 -t 0 -f "$T_DIR/r.fg" -- "$TB/remap" 100 10
+	check_normal_end r '^target exited with status 0$' "remap" || return
+	assert_eq "$(awk '{ s += $NF } END { print s }' "$T_DIR/r.fg")" 51200 "remap: 100 x 512 bytes, all counted"
+	whole=$(awk '/^_start;.*;main;[^;]+ [0-9]+$/ { s += $NF } END { print s + 0 }' "$T_DIR/r.fg")
+	cut=$(sed -n 's/^    stacks cut short: \([0-9]*\) (no table \([0-9]*\),.*/\2/p' "$T_DIR/r.out")
+	# the calls of the first 50 ms or so are cut; at the next tick (1 s) it would be all of them
+	assert_eq "$((whole + ${cut:-0} * 512))" 51200 "remap: each call whole or counted cut short"
+	if [ "${cut:-0}" -gt 30 ]; then
+		fail "remap: $cut of 100 stacks cut short: the copy's tables came late"
+	fi
+}
+
 test_big_fde() { # gcc's cc1 (no frame pointers, a generated function of 122 KiB whose CFI has 6,300 rows): its stacks whole, none cut by a rule left unread
 	local cc1
 	cc1=$(gcc -print-prog-name=cc1 2>/dev/null)
