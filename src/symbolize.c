@@ -966,6 +966,37 @@ static const struct span *span_of(struct symbolizer *s, uint64_t layer, uint64_t
 	return sp;
 }
 
+/*
+ * A file's code mapped a second time, away from its place with the rest of
+ * the file (node maps V8's builtins again, near its JIT code): *addr moved
+ * to the same byte of the file where it is mapped in its place, and the
+ * span there; NULL when the file has no such place.
+ */
+static const struct span *second_mapping(const struct symbolizer *s, Dwarf_Addr *addr)
+{
+	const struct mapping *m = maps__find(&s->maps, *addr), *p;
+	const struct span *sp;
+	uint64_t off;
+	size_t i;
+
+	if (!m || !m->exec || !m->path || m->path[0] != '/')
+		return NULL;
+	off = m->offset + (*addr - m->start);
+	for (i = 0; i < s->maps.count; i++) {
+		p = &s->maps.mappings[i];
+		if (p == m || !p->exec || p->inode != m->inode || p->dev_major != m->dev_major ||
+		    p->dev_minor != m->dev_minor || off < p->offset ||
+		    off - p->offset >= p->end - p->start)
+			continue;
+		sp = find_span(s, 0, p->start + (off - p->offset));
+		if (sp) {
+			*addr = p->start + (off - p->offset);
+			return sp;
+		}
+	}
+	return NULL;
+}
+
 /* addr of the process, as the shared module of sp's file knows it */
 static Dwarf_Addr file_addr(const struct span *sp, uint64_t addr)
 {
@@ -1062,6 +1093,7 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 	Dwarf_Addr addr = SYM_ADDR(ret_addr) - 1;
 	uint64_t layer = SYM_LAYER(ret_addr);
 	const struct span *sp = span_of(s, layer, addr);
+	bool second = !sp && !layer && (sp = second_mapping(s, &addr));
 	Dwfl_Module *mod = sp ? sp->file->mod : NULL;
 	struct sym_location *loc;
 	const char *symbol = NULL, *module = NULL;
@@ -1077,8 +1109,9 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 		Dwarf_Addr at = file_addr(sp, addr);
 		struct symtab_hit hit;
 
-		/* reads the build-id, from the file */
-		mapping = module_mapping(s, sp, addr);
+		/* reads the build-id, from the file; a second mapping's
+		 * addresses lie in none of pprof's mappings */
+		mapping = second ? NULL : module_mapping(s, sp, addr);
 		if (sp->file->symtab && !symtab__find(sp->file->symtab, at, &hit) && *hit.name) {
 			symbol = intern_demangled(s, hit.name);
 			offset = at - hit.value + 1;
@@ -1179,6 +1212,7 @@ bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_location **cached = table__lookup(s->locations, ret_addr);
 	const struct mapping *m;
+	Dwarf_Addr at;
 
 	if (cached)
 		return true;	/* only located addresses are cached */
@@ -1186,6 +1220,9 @@ bool symbolizer__in_module(struct symbolizer *s, uint64_t ret_addr)
 	if (SYM_LAYER(ret_addr))
 		return true;
 	if (span_of(s, 0, ret_addr - 1))
+		return true;
+	at = ret_addr - 1;
+	if (second_mapping(s, &at))
 		return true;
 	m = maps__find(&s->maps, ret_addr - 1);
 	return m && m->exec;

@@ -493,19 +493,24 @@ test_nofp_gap() { # code with no CFI in a program with tables (V8's builtins in 
 	assert_grep "$T_DIR/g.out" '^    stacks cut short: 1 \(no table 1, ' "nofp_gap: that one counted cut short"
 }
 
-test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): the module lists are made again once stacks are cut there, not at the next tick
+test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
-	local whole cut
-	tl_run r -i 0 -t 0 -f "$T_DIR/r.fg" -- "$TB/remap" 100 10
-	check_normal_end r '^target exited with status 0$' "remap" || return
-	assert_eq "$(awk '{ s += $NF } END { print s }' "$T_DIR/r.fg")" 51200 "remap: 100 x 512 bytes, all counted"
-	whole=$(awk '/^_start;.*;main;[^;]+ [0-9]+$/ { s += $NF } END { print s + 0 }' "$T_DIR/r.fg")
-	cut=$(sed -n 's/^    stacks cut short: \([0-9]*\) (no table \([0-9]*\),.*/\2/p' "$T_DIR/r.out")
-	# the calls of the first 50 ms or so are cut; at the next tick (1 s) it would be all of them
-	assert_eq "$((whole + ${cut:-0} * 512))" 51200 "remap: each call whole or counted cut short"
-	if [ "${cut:-0}" -gt 30 ]; then
-		fail "remap: $cut of 100 stacks cut short: the copy's tables came late"
-	fi
+	local how whole cut
+	for how in segment page; do
+		TL_ENV=(TL_EXPECT="$T_DIR/r-$how.exp")
+		tl_run "r-$how" -i 0 -t 0 -f "$T_DIR/r-$how.fg" -- "$TB/remap" 100 10 "$how"
+		check_normal_end "r-$how" '^target exited with status 0$' "remap ($how)" || return
+		check_expect_file "$T_DIR/r-$how.exp" "remap ($how)" || return
+		# site_remapped runs in the copy: named there as in its file
+		check_ledger "$T_DIR/r-$how.exp" "$T_DIR/r-$how.fg" live "remap ($how)"
+		whole=$(awk '/^_start;.*;main;site_remapped [0-9]+$/ { s += $NF } END { print s + 0 }' "$T_DIR/r-$how.fg")
+		cut=$(sed -n 's/^    stacks cut short: \([0-9]*\) (no table \([0-9]*\),.*/\2/p' "$T_DIR/r-$how.out")
+		assert_eq "$((whole + ${cut:-0} * 512))" 51200 "remap ($how): each call whole or counted cut short"
+		# the calls of the first 50 ms or so are cut; at the next tick (1 s) it would be all of them
+		if [ "${cut:-0}" -gt 30 ]; then
+			fail "remap ($how): $cut of 100 stacks cut short: the copy's tables came late"
+		fi
+	done
 }
 
 test_big_fde() { # gcc's cc1 (no frame pointers, a generated function of 122 KiB whose CFI has 6,300 rows): its stacks whole, none cut by a rule left unread

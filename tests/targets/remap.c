@@ -3,7 +3,9 @@
  * allocates through the copy, as node does with V8's embedded builtins
  * once it has started: a mapping of a file no ld.so hook announces.
  *
- *   remap N MS     N calls of site_remapped through the copy, MS ms apart
+ *   remap N MS [page]  N calls of site_remapped through the copy, MS ms
+ *                      apart; page: only the pages from site_remapped's on
+ *                      are copied (node's copy starts inside a segment)
  *
  * Ledger (all exact; see ledger.h):
  *   site_remapped   N x malloc(512), kept (called through the copy)
@@ -49,6 +51,7 @@ static int own_code(void *fn, unsigned long *start, unsigned long *end, unsigned
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100, ms = argc > 2 ? atoi(argv[2]) : 10, i, fd;
+	int page = argc > 3 && !strcmp(argv[3], "page");
 	struct timespec gap = { ms / 1000, (ms % 1000) * 1000000L };
 	void *(*copy)(void *(*)(size_t), size_t);
 	unsigned long start, end, off;
@@ -57,6 +60,12 @@ int main(int argc, char **argv)
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || own_code((void *)site_remapped, &start, &end, &off))
 		return 1;
+	if (page) {
+		unsigned long skip = ((unsigned long)site_remapped - start) & ~4095UL;
+
+		start += skip;
+		off += skip;
+	}
 	at = mmap(NULL, end - start, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, (off_t)off);
 	if (at == MAP_FAILED)
 		return 1;
