@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "maps.h"
+#include "perfmap.h"
 #include "procfs.h"
 #include "safeopen.h"
 #include "scopes.h"
@@ -112,21 +113,8 @@ struct symbolizer {
 	const volatile uint32_t *generation;
 	uint32_t read_gen;		/* the generation of the last read of the maps */
 	/* a JIT's names for its code (/tmp/perf-PID.map), as last read */
-	struct perf_sym *perf_syms;
-	size_t nperf_syms;
-	off_t perf_size;		/* of the file when read; -1: never there */
+	struct perfmap *perfmap;
 };
-
-/* one line of a perf map: code the runtime generated, and its name */
-struct perf_sym {
-	uint64_t start;			/* start and end first: range_holding() */
-	uint64_t end;
-	const char *name;		/* interned */
-	size_t line;			/* later lines win: code made again at one place */
-};
-
-/* a perf map bigger than this is not read (a runtime that never prunes) */
-#define PERF_MAP_MAX_BYTES (64 << 20)
 
 /*
  * A module's file as it was when reported (its Dwfl_Module's userdata).
@@ -398,7 +386,6 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	s->refs = 1;
 	s->pid = pid;
 	s->root_fd = -1;
-	s->perf_size = -1;
 	if (!maps__task_dir(pid, path, sizeof(path) - 5)) {
 		strcat(path, "/root");
 		s->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -406,7 +393,8 @@ struct symbolizer *symbolizer__new(pid_t pid)
 	s->locations = table__new(sizeof(struct sym_location *));
 	s->strings = table__new(sizeof(char *));
 	s->modules = table__new(sizeof(struct sym_module *));
-	if (!s->locations || !s->strings || !s->modules) {
+	s->perfmap = perfmap__new();
+	if (!s->locations || !s->strings || !s->modules || !s->perfmap) {
 		symbolizer__destroy(s);
 		return NULL;
 	}
@@ -495,7 +483,7 @@ void symbolizer__destroy(struct symbolizer *s)
 		symfile_put(s->spans[--s->nspans].file);
 	free(s->spans);
 	free(s->contested);
-	free(s->perf_syms);
+	perfmap__destroy(s->perfmap);
 	maps__clear(&s->maps);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
@@ -729,111 +717,6 @@ static pid_t own_pid(const struct symbolizer *s)
 	return procfs__nspid(pid, &own, &depth) ? 0 : own;
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct perf_sym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->line < y->line ? -1 : x->line > y->line;
-}
-
-/*
- * The JIT's perf map, /tmp/perf-PID.map in the process's root (node
- * --perf-basic-prof, the JVM's agents, LuaJIT): "START SIZE NAME" lines,
- * hex. Read while the process lives, each time it grew. Only a regular
- * file reached by no symlink, owned by the process's user, is read: the
- * process controls its /tmp, and tracelloc is root.
- */
-static void read_perf_map(struct symbolizer *s)
-{
-	struct stat st, link, proc;
-	struct perf_sym *syms = NULL, *grown;
-	size_t n = 0, cap = 0;
-	char path[64], proc_path[32], *line = NULL;
-	size_t line_cap = 0;
-	pid_t pid;
-	FILE *f;
-	int fd;
-
-	if (s->root_fd < 0 || !(pid = own_pid(s)))
-		return;
-	snprintf(path, sizeof(path), "tmp/perf-%d.map", pid);
-	snprintf(proc_path, sizeof(proc_path), "/proc/%d", s->pid);
-	if (fstatat(s->root_fd, path, &link, AT_SYMLINK_NOFOLLOW) || !S_ISREG(link.st_mode) ||
-	    stat(proc_path, &proc) || link.st_uid != proc.st_uid || link.st_size == s->perf_size ||
-	    link.st_size > PERF_MAP_MAX_BYTES)
-		return;
-	fd = safeopen__in_root(s->root_fd, path);
-	if (fd < 0)
-		return;
-	/* the file opened is the one looked at */
-	if (fstat(fd, &st) || st.st_ino != link.st_ino || st.st_dev != link.st_dev ||
-	    !(f = fdopen(fd, "re"))) {
-		close(fd);
-		return;
-	}
-	while (getline(&line, &line_cap, f) > 0) {
-		unsigned long long start, size;
-		int used = 0;
-
-		if (sscanf(line, "%llx %llx %n", &start, &size, &used) < 2 || !used || !size)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			grown = realloc(syms, cap * sizeof(*syms));
-			if (!grown)
-				break;
-			syms = grown;
-		}
-		syms[n] = (struct perf_sym){ start, start + size, intern(s, line + used), n };
-		n++;
-	}
-	free(line);
-	fclose(f);
-	if (n)
-		qsort(syms, n, sizeof(*syms), by_start);
-	free(s->perf_syms);
-	s->perf_syms = syms;
-	s->nperf_syms = n;
-	s->perf_size = st.st_size;
-}
-
-/*
- * In an array of n elements of size bytes, sorted by a start address that
- * each begins with, an end address after it: 1 + the index of the last one
- * that starts at or below x, if it ends above x; else 0.
- */
-static size_t range_holding(const void *v, size_t n, size_t size, uint64_t x)
-{
-	const unsigned char *base = v;
-	uint64_t bound[2];
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		memcpy(bound, base + mid * size, sizeof(bound[0]));
-		if (bound[0] <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return 0;
-	memcpy(bound, base + (lo - 1) * size, sizeof(bound));
-	return x < bound[1] ? lo : 0;
-}
-
-/* the JIT's name of addr, or NULL (of one start, the latest line) */
-static const char *perf_name(const struct symbolizer *s, uint64_t addr)
-{
-	size_t at = range_holding(s->perf_syms, s->nperf_syms, sizeof(s->perf_syms[0]), addr);
-
-	return at ? s->perf_syms[at - 1].name : NULL;
-}
-
 int symbolizer__refresh(struct symbolizer *s)
 {
 	uint32_t gen = 0, after = 0;
@@ -859,7 +742,8 @@ int symbolizer__refresh(struct symbolizer *s)
 	 * nothing: keep what it mapped, for [anon] and deleted files */
 	if (!maps.count)
 		return -ESRCH;
-	read_perf_map(s);
+	if (s->root_fd >= 0)
+		perfmap__read(s->perfmap, s->root_fd, s->pid, own_pid(s));
 	for (j = 0; j < s->nspans; j++)
 		s->spans[j].seen = false;
 	for (j = 0; j < maps.count; j++) {
@@ -1011,7 +895,7 @@ static const char *outside_modules(struct symbolizer *s, uint64_t addr)
 		return "[unknown]";
 	if (!m->path) {
 		/* JIT or other generated code: named by the runtime, if it says */
-		const char *name = perf_name(s, addr);
+		const char *name = perfmap__name(s->perfmap, addr);
 
 		return name ? name : "[anon]";
 	}
