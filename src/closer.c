@@ -14,6 +14,10 @@
  * sixteenth of the time they take one by one.
  */
 #define CLOSER_THREADS 16
+/* at the end, the rest closed by up to this many at once: a fork storm
+ * leaves hundreds of links, and each round of waiters shares one grace
+ * period */
+#define CLOSER_DRAIN_THREADS 128
 
 /* a descriptor to close, or a call that closes something */
 struct job {
@@ -28,7 +32,7 @@ struct closer {
 	struct job *jobs;	/* waiting to be done */
 	size_t njobs, cap;
 	bool done;		/* no more are given: close the rest and end */
-	pthread_t threads[CLOSER_THREADS];
+	pthread_t threads[CLOSER_DRAIN_THREADS];
 	int nthreads;
 };
 
@@ -129,6 +133,17 @@ void closer__destroy(struct closer *c)
 	pthread_mutex_lock(&c->lock);
 	c->done = true;
 	pthread_cond_broadcast(&c->work);
+	/* more threads for a backlog (they take no signal: see closer__new) */
+	if (c->nthreads) {
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		while (c->nthreads < CLOSER_DRAIN_THREADS && (size_t)c->nthreads < c->njobs &&
+		       !pthread_create(&c->threads[c->nthreads], NULL, close_fds, c))
+			c->nthreads++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	pthread_mutex_unlock(&c->lock);
 	for (i = 0; i < c->nthreads; i++)
 		pthread_join(c->threads[i], NULL);

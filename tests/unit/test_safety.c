@@ -190,6 +190,42 @@ TEST(closer_closes_everything)
 	close(p[1]);
 }
 
+static int gate_open, in_flight, most_in_flight;
+
+/* a close that waits a grace period: 20 ms, and none before the gate opens */
+static void slow_close(void *arg)
+{
+	int now, most;
+
+	while (!__atomic_load_n(&gate_open, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	now = __atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+	most = __atomic_load_n(&most_in_flight, __ATOMIC_SEQ_CST);
+	while (now > most && !__atomic_compare_exchange_n(&most_in_flight, &most, now, false,
+							  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	usleep(20000);
+	__atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+/* a backlog left at the end (a fork storm's links) is closed by many more
+ * threads at once than while tracing: their waits overlap */
+TEST(closer_drains_a_backlog_at_once)
+{
+	struct closer *c = closer__new();
+	int i, calls = 0;
+
+	ASSERT_TRUE(c != NULL, "closer__new");
+	gate_open = in_flight = most_in_flight = 0;
+	for (i = 0; i < 300; i++)
+		closer__call(c, slow_close, &calls);
+	__atomic_store_n(&gate_open, 1, __ATOMIC_SEQ_CST);
+	closer__destroy(c);
+	ASSERT_EQ(__atomic_load_n(&calls, __ATOMIC_SEQ_CST), 300, "every close made");
+	ASSERT_TRUE(most_in_flight > 32, "more than the 16 threads of tracing at once");
+}
+
 #if defined(__x86_64__)
 TEST(snapshot_code_checked_again)
 {
