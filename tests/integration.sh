@@ -1982,7 +1982,11 @@ test_sigusr1() { # SIGUSR1 writes the output files while tracing goes on
 	fi
 	assert_eq "$(ls "$T_DIR"/u.fg "$T_DIR"/u.svg 2>/dev/null | wc -l)" 0 "sigusr1: no output before the signal"
 	kill -USR1 "$TL_PID"
-	sleep 1
+	# written while tracing goes on: a moment, longer under the sanitizers
+	for _ in $(seq 100); do
+		[ -s "$T_DIR/u.fg" ] && [ -s "$T_DIR/u.svg" ] && break
+		sleep 0.1
+	done
 	assert_file "$T_DIR/u.fg" "sigusr1: folded file written on SIGUSR1"
 	assert_file "$T_DIR/u.svg" "sigusr1: SVG written on SIGUSR1"
 	pid_alive "$TL_PID" || fail "sigusr1: tracelloc stopped on SIGUSR1"
