@@ -420,37 +420,11 @@ struct proc_state *tracer__state(struct tracer *t, uint32_t slot)
 	return &t->skel->bss->procs[slot];
 }
 
-void tracer__loss(const struct tracer *t, struct loss *loss)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	__u64 values[ncpus > 0 ? ncpus : 1];
-	__u64 sums[COUNTER__COUNT] = {};
-	__u32 key;
-	int cpu;
-
-	for (key = 0; key < COUNTER__COUNT && ncpus > 0; key++) {
-		if (bpf_map__lookup_elem(t->skel->maps.counters, &key, sizeof(key), values,
-					 sizeof(values), 0))
-			continue;
-		for (cpu = 0; cpu < ncpus; cpu++)
-			sums[key] += values[cpu];
-	}
-	loss->lost_allocs = sums[COUNTER_LOST_ALLOC];
-	loss->lost_frees = sums[COUNTER_LOST_FREE];
-	loss->untraced_calls = sums[COUNTER_NO_STATE];
-	loss->sampled_full = sums[COUNTER_SAMPLED_FULL];
-	loss->cut_no_table = sums[COUNTER_CUT_NO_TABLE];
-	loss->cut_rule = sums[COUNTER_CUT_RULE];
-	loss->cut_unreadable = sums[COUNTER_CUT_UNREADABLE];
-	loss->cut_depth = sums[COUNTER_CUT_DEPTH];
-	loss->untraced_procs = sums[COUNTER_UNTRACED_PROCS];
-}
-
-uint64_t tracer__cut_no_table(const struct tracer *t)
+/* one counter, summed over the CPUs; 0 when it cannot be read */
+static uint64_t counter(const struct tracer *t, __u32 key)
 {
 	int ncpus = libbpf_num_possible_cpus();
 	__u64 values[ncpus > 0 ? ncpus : 1], sum = 0;
-	__u32 key = COUNTER_CUT_NO_TABLE;
 	int cpu;
 
 	if (ncpus <= 0 || bpf_map__lookup_elem(t->skel->maps.counters, &key, sizeof(key), values,
@@ -459,6 +433,24 @@ uint64_t tracer__cut_no_table(const struct tracer *t)
 	for (cpu = 0; cpu < ncpus; cpu++)
 		sum += values[cpu];
 	return sum;
+}
+
+void tracer__loss(const struct tracer *t, struct loss *loss)
+{
+	loss->lost_allocs = counter(t, COUNTER_LOST_ALLOC);
+	loss->lost_frees = counter(t, COUNTER_LOST_FREE);
+	loss->untraced_calls = counter(t, COUNTER_NO_STATE);
+	loss->sampled_full = counter(t, COUNTER_SAMPLED_FULL);
+	loss->cut_no_table = counter(t, COUNTER_CUT_NO_TABLE);
+	loss->cut_rule = counter(t, COUNTER_CUT_RULE);
+	loss->cut_unreadable = counter(t, COUNTER_CUT_UNREADABLE);
+	loss->cut_depth = counter(t, COUNTER_CUT_DEPTH);
+	loss->untraced_procs = counter(t, COUNTER_UNTRACED_PROCS);
+}
+
+uint64_t tracer__cut_no_table(const struct tracer *t)
+{
+	return counter(t, COUNTER_CUT_NO_TABLE);
 }
 
 struct unwinder *tracer__unwinder(const struct tracer *t)
