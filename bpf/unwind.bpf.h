@@ -210,15 +210,21 @@ static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, 
 }
 
 /* a frame pointer in code with no CFI is believed this far above sp at most */
-#define GAP_FP_REACH (1ULL << 20)
+#define FP_REACH (1ULL << 20)
 
-/* a frame with no table, by its frame pointer: its caller's rbp and return address */
+/* a frame with no table, by its frame pointer: its caller's rbp and return
+ * address, where rbp is a frame of this stack (at or above sp, and near it).
+ * A chain that stops here stops short: code with no table is never a
+ * thread's outermost frame (the start code's tables say where that is), so
+ * no rbp, a junk one or a zero return address is counted, not taken for the
+ * end of the stack. */
 static __always_inline long fp_frame(struct call_state *s, __u32 n)
 {
-	__u64 fp = s->walk.fp, next, ret;
+	__u64 fp = s->walk.fp, sp = s->walk.sp, next, ret;
 
-	if (!fp || (fp & 7) || read_word(s, fp, &next) || read_word(s, fp + 8, &ret) || !ret)
-		return 1;
+	if (!fp || (fp & 7) || fp < sp || fp - sp >= FP_REACH || read_word(s, fp, &next) ||
+	    read_word(s, fp + 8, &ret) || !ret)
+		return cut(COUNTER_CUT_NO_TABLE);
 	/* a frame pointer chain grows toward higher addresses */
 	if (next <= fp)
 		next = 0;
@@ -350,9 +356,8 @@ static __always_inline long unwind_step(struct call_state *s)
 	case UNWIND_CFA_GAP:
 		/* code with no CFI in an object whose tables were read: V8's
 		 * embedded builtins in node are, and keep frame pointers as JIT
-		 * code does. Walked by rbp where rbp is a frame of this stack
-		 * (at or above sp, and near it); ld.so's entry code is the outermost */
-		if (unwind_mode == UNWIND_MODE_AUTO && fp >= sp && fp - sp < GAP_FP_REACH &&
+		 * code does; ld.so's entry code is the outermost */
+		if (unwind_mode == UNWIND_MODE_AUTO &&
 		    !(look >= proc->loader_start && look < proc->loader_end))
 			return fp_frame(s, n);
 		return no_table(proc, look);

@@ -1759,6 +1759,16 @@ test_anon_code() { # code in an anonymous executable mapping (a JIT) shows as [a
 	assert_grep "$T_DIR/a.out" '^ +0x[0-9a-f]+ \[anon\]$' "anon: the report shows the [anon] frame"
 }
 
+test_anon_no_fp() { # JIT code with no frame pointer (rbp zeroed): its stack ends at its [anon] frame, nothing made up, and counted cut short
+	need_target anon || return
+	TL_ENV=(TL_EXPECT="$T_DIR/z.exp" TL_JIT_NOFP=1)
+	tl_run z -i 0 -t 3 -f "$T_DIR/z.fg" -- "$TB/anon"
+	check_normal_end z '^target exited with status 0$' "anon, no frame pointer" || return
+	assert_eq "$(grep -c ';site_anon_caller;\[anon\] 4321$' "$T_DIR/z.fg")" 1 "anon, no frame pointer: the framed call still reaches its caller"
+	assert_grep "$T_DIR/z.fg" '^\[anon\] 1234$' "anon, no frame pointer: the stack ends at the JIT frame"
+	assert_grep "$T_DIR/z.out" '^    stacks cut short: 1 \(no table 1, ' "anon, no frame pointer: that stack counted cut short"
+}
+
 test_anon_perf_map() { # a JIT's perf map (/tmp/perf-PID.map) names its code; one that is a symlink is not followed
 	need_target anon || return
 	TL_ENV=(TL_EXPECT="$T_DIR/p.exp" TL_PERF_MAP=1)

@@ -8,6 +8,10 @@
  * /tmp/perf-PID.map ("ADDR SIZE jit_make_block"); with TL_PERF_MAP=link,
  * that file is a symlink to $TL_PERF_LINK instead, which tracelloc must
  * not follow. The file is removed at the end.
+ *
+ * With TL_JIT_NOFP set, it also calls malloc(1234) from generated code that
+ * zeroes rbp first (site_anon_nofp_caller): code with no table and no frame
+ * pointer, whose stack must end at its [anon] frame, counted cut short.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +23,13 @@
 #include "ledger.h"
 
 SITE void *site_anon_caller(void *(*jit)(void))
+{
+	void *p = jit();
+	lg_sink = p;
+	return p;
+}
+
+SITE void *site_anon_nofp_caller(void *(*jit)(void))
 {
 	void *p = jit();
 	lg_sink = p;
@@ -40,6 +51,13 @@ int main(void)
 		    -1, 0);
 	lg_check(page != MAP_FAILED, "mmap");
 	memcpy(page, code, sizeof(code));
+	/* the same with xor %ebp,%ebp for the mov %rsp,%rbp, and 1234 */
+	code[1] = 0x31;
+	code[2] = 0xed;
+	code[3] = 0x90;
+	code[5] = 0xd2;
+	code[6] = 0x04;
+	memcpy(page + 64, code, sizeof(code));
 	if (getenv("TL_PERF_MAP")) {
 		snprintf(map_path, sizeof(map_path), "/tmp/perf-%d.map", (int)getpid());
 		if (!strcmp(getenv("TL_PERF_MAP"), "link")) {
@@ -59,6 +77,9 @@ int main(void)
 	}
 	lg_check(site_anon_caller((void *(*)(void))page) != NULL, "jit malloc");
 	lg_alloc("site_anon_caller", 4321);
+	if (getenv("TL_JIT_NOFP"))
+		lg_check(site_anon_nofp_caller((void *(*)(void))(page + 64)) != NULL,
+			 "jit malloc, no frame pointer");
 	/* live on a little, as a JIT would: the tracer reads the maps meanwhile */
 	usleep(300000);
 	if (map_path[0])
