@@ -176,6 +176,74 @@ void maps__clear(struct maps *maps)
 	maps->count = 0;
 }
 
+/* the first mapping of maps that ends after addr (the kernel lists them in
+ * address order) */
+static size_t first_ending_after(const struct maps *maps, uint64_t addr)
+{
+	size_t lo = 0, hi = maps->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps->mappings[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* does any mapping of maps overlap [start, end)? */
+static bool overlapped(const struct maps *maps, uint64_t start, uint64_t end)
+{
+	size_t i = first_ending_after(maps, start);
+
+	return i < maps->count && maps->mappings[i].start < end;
+}
+
+int maps__keep_code(struct maps *now, struct maps *before, size_t max)
+{
+	struct mapping *merged, *b;
+	size_t i, j, n, kept = 0;
+
+	for (i = 0; i < before->count; i++) {
+		b = &before->mappings[i];
+		if (b->exec && !overlapped(now, b->start, b->end) && kept < max)
+			kept++;
+	}
+	/* anonymous code a JIT made writable is still code */
+	for (i = 0; i < now->count; i++) {
+		struct mapping *m = &now->mappings[i];
+
+		if (m->exec || m->path)
+			continue;
+		j = first_ending_after(before, m->start);
+		for (; j < before->count && before->mappings[j].start < m->end; j++)
+			if (before->mappings[j].exec && !before->mappings[j].path)
+				m->exec = true;
+	}
+	if (!kept)
+		return 0;
+	merged = malloc((now->count + kept) * sizeof(*merged));
+	if (!merged)
+		return -ENOMEM;
+	for (i = j = n = 0; i < before->count && n - j < kept; i++) {
+		b = &before->mappings[i];
+		if (!b->exec || overlapped(now, b->start, b->end))
+			continue;
+		while (j < now->count && now->mappings[j].start < b->start)
+			merged[n++] = now->mappings[j++];
+		merged[n++] = *b;
+		b->path = NULL;		/* moved */
+	}
+	while (j < now->count)
+		merged[n++] = now->mappings[j++];
+	free(now->mappings);
+	now->mappings = merged;
+	now->count = n;
+	return 0;
+}
+
 const struct mapping *maps__find(const struct maps *maps, uint64_t addr)
 {
 	size_t lo = 0, hi = maps->count;

@@ -37,6 +37,15 @@ int maps__read(pid_t pid, struct maps *maps);
 /* parses maps text; exposed for unit tests */
 int maps__parse(const char *text, struct maps *maps);
 void maps__clear(struct maps *maps);
+/*
+ * now, as what a process's stacks may point into: with the code mappings of
+ * before that now overlaps nowhere (unmapped since: V8 unmaps its copy of
+ * the builtins as node exits, and stacks recorded before still point there),
+ * at most max of them, taken from before (its paths move); and an anonymous
+ * mapping that was code before is code still, where a JIT made its pages
+ * writable for a while. 0 or -ENOMEM (now unchanged).
+ */
+int maps__keep_code(struct maps *now, struct maps *before, size_t max);
 /* the mapping that holds addr, or NULL */
 const struct mapping *maps__find(const struct maps *maps, uint64_t addr);
 /* opens the file of a mapping, in the target's mount namespace, never

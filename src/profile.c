@@ -150,8 +150,12 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 	if (*nframes && IS_THREAD_FRAME(frames[*nframes - 1]))
 		(*nframes)--;
 	/* a frame-pointer walk through code that uses rbp for data goes on with
-	 * garbage: stop after the first frame that lies in no module */
-	for (i = 0; i < *nframes && (p->opts.symbolizer || p->opts.processes); i++) {
+	 * garbage: stop after the first frame that lies in no module. Not a
+	 * walk by the tables, which makes no frame up: a frame in code mapped
+	 * and gone between two reads of the maps lies in none the symbolizer
+	 * knows, and its callers are real. */
+	for (i = 0; i < *nframes && p->opts.fp_walk && (p->opts.symbolizer || p->opts.processes);
+	     i++) {
 		if (p->opts.processes ? !processes__in_module(p->opts.processes, frames[i])
 				      : !symbolizer__in_module(p->opts.symbolizer, frames[i])) {
 			*nframes = i + 1;

@@ -35,6 +35,9 @@ struct profile_opts {
 	struct symbolizer *symbolizer;	/* NULL: every frame is "[unknown]" */
 	struct filter *filter;		/* NULL: show every frame */
 	bool allocator_frame;		/* add malloc, calloc, ... as the leaf frame */
+	/* the stacks were walked by frame pointers alone (--unwind fp): a walk
+	 * through code that uses rbp for data goes on with garbage */
+	bool fp_walk;
 	/* --per-thread: the names of the thread frames that end the stacks */
 	const struct threads *threads;
 	/* several processes: their frames end the stacks, and name every frame
@@ -115,8 +118,8 @@ struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *
 void profile__destroy(struct profile *p);
 
 uint64_t profile__value(const struct profile_stack *s, enum metric metric);
-/* raw frames of a stack, innermost first (return addresses), ending at the
- * first frame outside every module */
+/* raw frames of a stack, innermost first (return addresses); with fp_walk,
+ * ending at the first frame outside every module */
 const uint64_t *profile__frames(const struct profile *p, const struct profile_stack *s,
 				uint32_t *nframes);
 /* the stack's thread, "thread NAME" (--per-thread), or NULL */

@@ -30,6 +30,9 @@
 #define REFRESH_EVERY_NS 1000000000ULL
 /* files loaded one over the other at one place; more are [unknown] */
 #define MAX_LAYERS 16
+/* code mappings kept once gone: a JIT that maps code at ever new places
+ * does not make the maps grow without end */
+#define KEPT_CODE_MAX 4096
 #define NO_GEN UINT32_MAX
 
 /*
@@ -102,7 +105,9 @@ struct symbolizer {
 	struct table *modules;		/* mapping start -> struct sym_module * */
 	struct sym_module **all_modules; /* every one made, owned */
 	size_t nmodules;
-	struct maps maps;		/* as of the last refresh, for [anon] */
+	/* as of the last refresh, for [anon] and second mappings; with the
+	 * code mapped before and gone since (maps__keep_code) */
+	struct maps maps;
 	uint64_t last_refresh_ns;
 	/* a file loaded where another one was gets the first layer where it
 	 * overlaps none */
@@ -768,6 +773,8 @@ int symbolizer__refresh(struct symbolizer *s)
 	for (j = 0; j < s->nspans; j++)
 		s->spans[j].open = s->spans[j].seen;
 	s->read_gen = after;
+	/* out of memory, the code that went away is unknown from here */
+	maps__keep_code(&maps, &s->maps, KEPT_CODE_MAX);
 	maps__clear(&s->maps);
 	s->maps = maps;
 	return 0;

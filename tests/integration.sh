@@ -511,6 +511,14 @@ test_remapped_code() { # code mapped a second time with no ld.so hook (node maps
 			fail "remap ($how): $cut of 100 stacks cut short: the copy's tables came late"
 		fi
 	done
+	# the copy unmapped before the end, the maps read again after: its
+	# frames still named, their stacks still whole
+	TL_ENV=(TL_EXPECT="$T_DIR/r-gone.exp")
+	tl_run r-gone -i 0 -t 0 -f "$T_DIR/r-gone.fg" -- "$TB/remap" 20 10 page gone
+	check_normal_end r-gone '^target exited with status 0$' "remap, the copy gone" || return
+	check_expect_file "$T_DIR/r-gone.exp" "remap, the copy gone" || return
+	check_ledger "$T_DIR/r-gone.exp" "$T_DIR/r-gone.fg" live "remap, the copy gone"
+	assert_no_grep "$T_DIR/r-gone.fg" 'unknown' "remap, the copy gone: no frame unknown"
 }
 
 test_big_fde() { # gcc's cc1 (no frame pointers, a generated function of 122 KiB whose CFI has 6,300 rows): its stacks whole, none cut by a rule left unread

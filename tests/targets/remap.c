@@ -3,12 +3,17 @@
  * allocates through the copy, as node does with V8's embedded builtins
  * once it has started: a mapping of a file no ld.so hook announces.
  *
- *   remap N MS [page]  N calls of site_remapped through the copy, MS ms
+ *   remap N MS [page|segment] [gone]
+ *                      N calls of site_remapped through the copy, MS ms
  *                      apart; page: only the pages from site_remapped's on
- *                      are copied (node's copy starts inside a segment)
+ *                      are copied (node's copy starts inside a segment);
+ *                      gone: the copy is unmapped after, and site_after
+ *                      allocates, 300 ms before the end (node unmaps its
+ *                      copy as it exits, while the maps are read on)
  *
  * Ledger (all exact; see ledger.h):
  *   site_remapped   N x malloc(512), kept (called through the copy)
+ *   site_after      gone: malloc(64), kept
  * Prints "remapped" on stderr once the copy is made.
  */
 #include <fcntl.h>
@@ -48,10 +53,16 @@ static int own_code(void *fn, unsigned long *start, unsigned long *end, unsigned
 	return -1;
 }
 
+SITE void site_after(void)
+{
+	lg_sink = malloc(64);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 100, ms = argc > 2 ? atoi(argv[2]) : 10, i, fd;
 	int page = argc > 3 && !strcmp(argv[3], "page");
+	int gone = argc > 4 && !strcmp(argv[4], "gone");
 	struct timespec gap = { ms / 1000, (ms % 1000) * 1000000L };
 	void *(*copy)(void *(*)(size_t), size_t);
 	unsigned long start, end, off;
@@ -76,6 +87,14 @@ int main(int argc, char **argv)
 		lg_sink = copy(malloc, 512);
 		lg_alloc("site_remapped", 512);
 		nanosleep(&gap, NULL);
+	}
+	if (gone) {
+		struct timespec wait = { 0, 300000000L };
+
+		munmap(at, end - start);
+		site_after();
+		lg_alloc("site_after", 64);
+		nanosleep(&wait, NULL);
 	}
 	return lg_write();
 }

@@ -182,6 +182,54 @@ TEST(maps_parse_errors)
 	}
 }
 
+/* code that went away stays findable; what took its place wins; at most max kept */
+TEST(maps_keep_code)
+{
+	static const char before_text[] =
+		"1000-2000 r-xp 00000000 08:01 11 /usr/bin/node\n"
+		"3000-4000 rwxp 00000000 00:00 0 \n"		/* JIT code, writable now */
+		"5000-6000 r-xp 00001000 08:01 11 /usr/bin/node\n"	/* its copy: unmapped */
+		"7000-8000 rw-p 00000000 00:00 0 \n"		/* data: unmapped */
+		"9000-a000 r-xp 00000000 08:01 12 /lib/old.so\n";	/* replaced */
+	static const char now_text[] =
+		"1000-2000 r-xp 00000000 08:01 11 /usr/bin/node\n"
+		"3000-4000 rw-p 00000000 00:00 0 \n"
+		"9000-b000 r-xp 00000000 08:01 13 /lib/new.so\n"
+		"c000-d000 rw-p 00000000 00:00 0 \n";
+	struct maps before, now;
+	const struct mapping *f;
+
+	ASSERT_OK(maps__parse(before_text, &before), "parse before");
+	ASSERT_OK(maps__parse(now_text, &now), "parse now");
+	ASSERT_OK(maps__keep_code(&now, &before, 8), "keep");
+	ASSERT_EQ(now.count, 5, "the copy kept, nothing else");
+	f = maps__find(&now, 0x5800);
+	ASSERT_TRUE(f && f->exec && f->offset == 0x1000 && f->inode == 11, "the copy found");
+	ASSERT_STREQ(f->path, "/usr/bin/node", "the copy's path moved");
+	ASSERT_NULL(before.mappings[2].path, "taken from before");
+	ASSERT_NULL(maps__find(&now, 0x7800), "gone data not kept");
+	f = maps__find(&now, 0x9800);
+	ASSERT_TRUE(f && f->inode == 13, "what took old code's place wins");
+	f = maps__find(&now, 0x3800);
+	ASSERT_TRUE(f && f->exec, "JIT code made writable is still code");
+	ASSERT_FALSE(maps__find(&now, 0xc800)->exec, "new data is not code");
+	for (size_t i = 1; i < now.count; i++)
+		ASSERT_TRUE(now.mappings[i - 1].end <= now.mappings[i].start, "in address order at %zu", i);
+	maps__clear(&before);
+	maps__clear(&now);
+
+	/* max: the first ones in address order */
+	ASSERT_OK(maps__parse("1000-2000 r-xp 00000000 00:00 0 \n3000-4000 r-xp 00000000 00:00 0 \n",
+			      &before), "parse before, two");
+	ASSERT_OK(maps__parse("8000-9000 rw-p 00000000 00:00 0 \n", &now), "parse now, one");
+	ASSERT_OK(maps__keep_code(&now, &before, 1), "keep one");
+	ASSERT_EQ(now.count, 2, "one kept");
+	ASSERT_TRUE(maps__find(&now, 0x1800) && !maps__find(&now, 0x3800), "the first kept");
+	ASSERT_EQ(now.mappings[1].start, 0x8000, "after it, what is mapped now");
+	maps__clear(&before);
+	maps__clear(&now);
+}
+
 TEST(maps_find_edges)
 {
 	const struct mapping *f;
