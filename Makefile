@@ -221,6 +221,10 @@ $(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
 	$(if $(RUSTC),,$(error rustc not found (needed for $@): install Rust, or make RUSTC=/path/to/rustc))
 	$(RUSTC) $(RUST_TARGET_FLAGS) -C symbol-mangling-version=v0 -o $@ $<
 
+# a code segment of its own past the .bss, 16 MiB from the start (see farcode.c)
+$(OUT)/tests/farcode: tests/targets/farcode.c $(wildcard tests/targets/*.h) | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -Wl,--section-start=.farcode=0x1000000 -o $@ $<
+
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<

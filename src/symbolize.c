@@ -30,6 +30,9 @@
 #define REFRESH_EVERY_NS 1000000000ULL
 /* files loaded one over the other at one place; more are [unknown] */
 #define MAX_LAYERS 16
+/* how far a segment of a loaded file may lie past the place its offset
+ * gives (its alignment) */
+#define LOAD_SLACK (16ULL << 20)
 /* code mappings kept once gone: a JIT that maps code at ever new places
  * does not make the maps grow without end */
 #define KEPT_CODE_MAX 4096
@@ -667,10 +670,37 @@ static uint16_t pick_layer(struct symbolizer *s, size_t made, const struct mappi
 }
 
 /* the span of the file mapped from first (its offset-0 mapping) on */
+static bool same_inode(const struct mapping *a, const struct mapping *b)
+{
+	return a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
+/* the last mapping of the load of a file that begins at first: its
+ * mappings in a row, and past anonymous ones (a segment's .bss) those
+ * further on whose place is first's plus about their offset (a library
+ * whose hot text lies in a segment of its own past its data, at a 2 MiB
+ * boundary: rustc's LLVM and driver). Another copy of the file begins again
+ * at offset 0; node's copy of its builtins lies far from the file's place. */
+static const struct mapping *load_end(const struct maps *maps, const struct mapping *first)
+{
+	const struct mapping *last = first, *end = maps->mappings + maps->count, *m;
+
+	for (m = first + 1; m < end; m++) {
+		if (!m->path && m->inode == 0)
+			continue;
+		if (!same_inode(m, first) || m->offset == 0 ||
+		    m->start - first->start < m->offset ||
+		    m->start - first->start - m->offset >= LOAD_SLACK)
+			break;
+		last = m;
+	}
+	return last;
+}
+
 static struct span *note_span(struct symbolizer *s, const struct maps *maps,
 			      const struct mapping *first, const char *path)
 {
-	const struct mapping *last = first, *end = maps->mappings + maps->count;
+	const struct mapping *last;
 	struct span *sp;
 	size_t i;
 
@@ -678,9 +708,7 @@ static struct span *note_span(struct symbolizer *s, const struct maps *maps,
 		if (s->spans[i].open && s->spans[i].start == first->start &&
 		    same_file(&s->spans[i], first))
 			return &s->spans[i];
-	while (last + 1 < end && last[1].inode == first->inode &&
-	       last[1].dev_major == first->dev_major && last[1].dev_minor == first->dev_minor)
-		last++;
+	last = load_end(maps, first);
 	if (s->nspans == s->spans_cap) {
 		size_t cap = s->spans_cap ? 2 * s->spans_cap : 64;
 		struct span *grown = realloc(s->spans, cap * sizeof(*grown));

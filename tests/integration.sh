@@ -493,6 +493,16 @@ test_nofp_gap() { # code with no CFI in a program with tables (V8's builtins in 
 	assert_grep "$T_DIR/g.out" '^    stacks cut short: 1 \(no table 1, ' "nofp_gap: that one counted cut short"
 }
 
+test_far_code_segment() { # a code segment of its own past the .bss (the hot text of BOLT-optimised libraries: rustc's LLVM): its frames named, its stacks whole
+	need_target farcode || return
+	TL_ENV=(TL_EXPECT="$T_DIR/f.exp")
+	tl_run f -i 0 -t 0 -f "$T_DIR/f.fg" -- "$TB/farcode"
+	check_normal_end f '^target exited with status 0$' "farcode" || return
+	check_expect_file "$T_DIR/f.exp" "farcode" || return
+	check_ledger "$T_DIR/f.exp" "$T_DIR/f.fg" live "farcode"
+	assert_grep "$T_DIR/f.fg" '^_start;.*;main;far_caller;site_far 777$' "farcode: the stack named whole, to _start"
+}
+
 test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
 	local how whole cut
