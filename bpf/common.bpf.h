@@ -219,17 +219,25 @@ SHARED struct {
 
 /*
  * Unwind tables (enum unwind_mode): the daemon appends each file's rows to
- * unwind_rows, and lists the executable mappings that have rows, sorted by
- * start, in one half of unwind_mods while the walks read the other; then it
- * bumps mods_version, whose low bit names the half to read. Both maps are
- * mmapped by the daemon and sized at load.
+ * unwind_rows, in chunks it makes as they fill (see ROW_CHUNK_ROWS), and
+ * lists the executable mappings that have rows, sorted by start, in one half
+ * of unwind_mods while the walks read the other; then it bumps mods_version,
+ * whose low bit names the half to read. The daemon mmaps the chunks and
+ * unwind_mods, which is sized at load.
  */
-SHARED struct {
+struct row_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, ROW_CHUNK_ROWS);
 	__type(key, __u32);
 	__type(value, struct unwind_row);
+};
+
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, MAX_ROW_CHUNKS);
+	__type(key, __u32);
+	__array(values, struct row_chunk);
 } unwind_rows SEC(".maps");
 
 SHARED struct {

@@ -145,16 +145,24 @@ struct row_search {
 	__u32 lo, hi, first, failed;
 };
 
+/* row i of the rows, in its chunk; NULL past the chunks made */
+static __always_inline struct unwind_row *row_at(__u32 i)
+{
+	__u32 chunk = i >> ROW_CHUNK_BITS, at = i & (ROW_CHUNK_ROWS - 1);
+	void *rows = bpf_map_lookup_elem(&unwind_rows, &chunk);
+
+	return rows ? bpf_map_lookup_elem(rows, &at) : NULL;
+}
+
 static long row_search_step(__u64 i, struct row_search *q)
 {
 	struct unwind_row *row;
-	__u32 mid, key;
+	__u32 mid;
 
 	if (q->lo >= q->hi)
 		return 1;
 	mid = (q->lo + q->hi) / 2;
-	key = q->first + mid;
-	row = bpf_map_lookup_elem(&unwind_rows, &key);
+	row = row_at(q->first + mid);
 	if (!row) {
 		q->failed = 1;
 		return 1;
@@ -170,13 +178,11 @@ static long row_search_step(__u64 i, struct row_search *q)
 static __always_inline struct unwind_row *find_row(struct unwind_module *m, __u64 elf_pc)
 {
 	struct row_search q = { .pc = elf_pc, .hi = m->nrows, .first = m->first_row };
-	__u32 key;
 
 	bpf_loop(32, row_search_step, &q, 0);
 	if (q.failed || !q.lo || q.lo < q.hi)
 		return NULL;
-	key = q.first + q.lo - 1;
-	return bpf_map_lookup_elem(&unwind_rows, &key);
+	return row_at(q.first + q.lo - 1);
 }
 
 static __always_inline long cut(__u32 why)

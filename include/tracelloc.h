@@ -370,6 +370,14 @@ struct unwind_module {
 
 #define UNWIND_NO_CFI 0xffffffffU
 
+/* The rows of every file, one array in chunks of ROW_CHUNK_ROWS rows: row i
+ * is row i % ROW_CHUNK_ROWS of chunk i / ROW_CHUNK_ROWS. The daemon makes
+ * chunks as files come (a program exec'd by a small wrapper may need ten
+ * times the rows of the wrapper), up to MAX_ROW_CHUNKS. */
+#define ROW_CHUNK_BITS 18
+#define ROW_CHUNK_ROWS (1U << ROW_CHUNK_BITS)	/* 4 MiB of rows */
+#define MAX_ROW_CHUNKS 128			/* 33.5 million rows, 512 MiB */
+
 /* modules in one half of the descriptor map */
 #define MAX_UNWIND_MODULES 256
 

@@ -106,26 +106,26 @@ static int build_unwind_tables(struct tracer *t, const struct options *o, pid_t 
 	int err;
 
 	t->skel->rodata->unwind_mode = o->unwind;
+	/* no rows, no chunks (the one libbpf makes as the model of the rest
+	 * goes once the programs are loaded) */
 	if (o->unwind == UNWIND_MODE_FP)
-		return bpf_map__set_max_entries(t->skel->maps.unwind_rows, 1);
+		return 0;
 	err = unwinder__new(pid, &t->unwinder);
 	if (pid && (err == -ESRCH || (err && pidfd_gone(pidfd))))
 		return say(0, "pid %d exited while attaching", pid);
 	if (err)
 		return say(err, "cannot read the unwind tables of pid %d", pid);
 	unwinder__set_slots(t->unwinder, several ? MAX_PROCS : 1);
-	err = bpf_map__set_max_entries(t->skel->maps.unwind_rows, unwinder__capacity(t->unwinder));
-	if (!err)
-		err = bpf_map__set_max_entries(t->skel->maps.unwind_mods,
-					       unwinder__mods_entries(t->unwinder));
+	err = bpf_map__set_max_entries(t->skel->maps.unwind_mods,
+				       unwinder__mods_entries(t->unwinder));
 	if (err)
 		return say(err, "cannot size the unwind tables");
 	if (o->verbose) {
 		unwinder__stats(t->unwinder, &st);
 		fprintf(stderr, "tracelloc: unwind tables of %zu files: %zu rows, %.0f bytes per MB of "
-			"text, built in %.1f ms; room for %zu rows\n", st.files, st.rows,
-			st.text_bytes ? st.rows * 16.0 * (1 << 20) / st.text_bytes : 0.0,
-			st.build_ns / 1e6, unwinder__capacity(t->unwinder));
+			"text, built in %.1f ms; room for %zu rows, made as they come\n", st.files,
+			st.rows, st.text_bytes ? st.rows * 16.0 * (1 << 20) / st.text_bytes : 0.0,
+			st.build_ns / 1e6, (size_t)MAX_ROW_CHUNKS * ROW_CHUNK_ROWS);
 	}
 	return 0;
 }

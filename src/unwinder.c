@@ -5,6 +5,7 @@
  * The module list is written into the half the BPF side does not read, then
  * the half is switched; a walk reads the half once, at its start.
  */
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -21,8 +22,6 @@
 #include "unwinder.h"
 
 #define MAX_EXEC_SEGMENTS 4
-/* room for libraries loaded after attach, on top of twice what is mapped */
-#define SPARE_ROWS (256 * 1024)
 /* an array map's values are 8-byte aligned */
 #define ROW_STRIDE ((sizeof(struct unwind_row) + 7) & ~(size_t)7)
 
@@ -57,9 +56,11 @@ struct unwinder {
 	struct unwinder_proc procs[MAX_PROCS];
 	size_t nslots;			/* slots the module map has room for */
 	struct unwinder_maps maps;
-	struct unwind_row *rows;	/* mmapped rows map, ROW_STRIDE apart */
+	/* the chunks of the rows made so far, mmapped, ROW_STRIDE apart */
+	void *chunks[MAX_ROW_CHUNKS];
+	size_t nchunks;
 	struct unwind_module *mods;	/* mmapped module map */
-	size_t rows_used, capacity;
+	size_t rows_used;
 	bool published;
 	struct unwinder_stats stats;
 };
@@ -105,22 +106,61 @@ static struct file_table *find_file(struct unwinder *u, const struct mapping *m)
 	return NULL;
 }
 
+#define CHUNK_BYTES ((size_t)ROW_CHUNK_ROWS * ROW_STRIDE)
+
+/* chunks enough for rows rows: 0, or negative errno (-ENOSPC: no more) */
+static int make_chunks(struct unwinder *u, size_t rows)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	uint32_t idx;
+	void *mem;
+	int fd, err;
+
+	while (u->nchunks * ROW_CHUNK_ROWS < rows) {
+		if (u->nchunks == MAX_ROW_CHUNKS)
+			return -ENOSPC;
+		fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(uint32_t),
+				    sizeof(struct unwind_row), ROW_CHUNK_ROWS, &opts);
+		if (fd < 0)
+			return -errno;
+		mem = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		idx = u->nchunks;
+		err = mem == MAP_FAILED ? -errno : 0;
+		/* the walks find it once it is in the outer map; the mapping
+		 * and the outer map hold it from here */
+		if (!err && bpf_map_update_elem(u->maps.rows_fd, &idx, &fd, BPF_ANY))
+			err = -errno;
+		close(fd);
+		if (err) {
+			if (mem != MAP_FAILED)
+				munmap(mem, CHUNK_BYTES);
+			return err;
+		}
+		u->chunks[u->nchunks++] = mem;
+	}
+	return 0;
+}
+
 /* appends the table's rows to the map, or marks the file dropped */
 static void store_rows(struct unwinder *u, struct file_table *f)
 {
 	const struct unwind_row *rows;
-	size_t count, i;
+	size_t count, i, at;
 
 	if (!f->table)
 		return;
 	rows = unwind__rows(f->table, &count);
-	if (count > u->capacity - u->rows_used) {
+	if (count > (size_t)MAX_ROW_CHUNKS * ROW_CHUNK_ROWS - u->rows_used ||
+	    make_chunks(u, u->rows_used + count)) {
 		f->dropped = true;
 		u->stats.dropped++;
 	} else {
-		for (i = 0; i < count; i++)
-			memcpy((char *)u->rows + (u->rows_used + i) * ROW_STRIDE, &rows[i],
-			       sizeof(rows[i]));
+		for (i = 0; i < count; i++) {
+			at = u->rows_used + i;
+			memcpy((char *)u->chunks[at / ROW_CHUNK_ROWS] +
+				       (at % ROW_CHUNK_ROWS) * ROW_STRIDE,
+			       &rows[i], sizeof(rows[i]));
+		}
 		f->first_row = u->rows_used;
 		f->nrows = count;
 		u->rows_used += count;
@@ -282,7 +322,6 @@ int unwinder__new(pid_t pid, struct unwinder **out)
 	u->nslots = 1;
 	/* none yet (--comm): the tables come with the processes */
 	if (!pid) {
-		u->capacity = SPARE_ROWS;
 		*out = u;
 		return 0;
 	}
@@ -298,14 +337,8 @@ int unwinder__new(pid_t pid, struct unwinder **out)
 			return -ENOMEM;
 		}
 	maps__clear(&maps);
-	u->capacity = 2 * u->stats.rows + SPARE_ROWS;
 	*out = u;
 	return 0;
-}
-
-size_t unwinder__capacity(const struct unwinder *u)
-{
-	return u->capacity;
 }
 
 static size_t mods_bytes(const struct unwinder *u)
@@ -317,9 +350,6 @@ void unwinder__set_slots(struct unwinder *u, size_t nslots)
 {
 	if (u->published || nslots < 1 || nslots > MAX_PROCS)
 		return;
-	/* other programs may come (-p, --comm, an exec in a child): room for them */
-	if (nslots > 1 && u->nslots == 1)
-		u->capacity += 3 * SPARE_ROWS;
 	u->nslots = nslots;
 }
 
@@ -330,19 +360,12 @@ size_t unwinder__mods_entries(const struct unwinder *u)
 
 int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps)
 {
-	void *rows, *mods;
+	void *mods;
 	size_t i;
 
-	rows = mmap(NULL, u->capacity * ROW_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		    maps->rows_fd, 0);
-	if (rows == MAP_FAILED)
-		return -errno;
 	mods = mmap(NULL, mods_bytes(u), PROT_READ | PROT_WRITE, MAP_SHARED, maps->mods_fd, 0);
-	if (mods == MAP_FAILED) {
-		munmap(rows, u->capacity * ROW_STRIDE);
+	if (mods == MAP_FAILED)
 		return -errno;
-	}
-	u->rows = rows;
 	u->mods = mods;
 	u->maps = *maps;
 	u->published = true;
@@ -398,7 +421,7 @@ void unwinder__remove(struct unwinder *u, uint32_t slot)
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *stats)
 {
 	*stats = u->stats;
-	stats->capacity = u->capacity;
+	stats->capacity = u->nchunks * ROW_CHUNK_ROWS;
 	stats->bytes = u->rows_used * ROW_STRIDE;
 }
 
@@ -410,8 +433,8 @@ void unwinder__destroy(struct unwinder *u)
 		return;
 	for (i = 0; i < u->nfiles; i++)
 		unwind__destroy(u->files[i].table);
-	if (u->rows)
-		munmap(u->rows, u->capacity * ROW_STRIDE);
+	for (i = 0; i < u->nchunks; i++)
+		munmap(u->chunks[i], CHUNK_BYTES);
 	if (u->mods)
 		munmap(u->mods, mods_bytes(u));
 	for (i = 0; i < MAX_PROCS; i++)

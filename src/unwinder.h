@@ -19,7 +19,7 @@ struct unwinder;
 struct proc_state;
 
 struct unwinder_maps {
-	int rows_fd;			/* array of struct unwind_row */
+	int rows_fd;			/* array of the chunks of struct unwind_row */
 	/* array of 2 * MAX_UNWIND_MODULES struct unwind_module per slot */
 	int mods_fd;
 	/* per slot: mods_version, mods_count, uprobes_start and _end */
@@ -29,8 +29,8 @@ struct unwinder_maps {
 struct unwinder_stats {
 	size_t files;			/* with a table */
 	size_t rows;
-	size_t capacity;		/* rows the map holds */
-	size_t bytes;			/* of the rows map in use */
+	size_t capacity;		/* rows the chunks made so far hold */
+	size_t bytes;			/* of the chunks in use */
 	uint64_t text_bytes;		/* covered by the tables */
 	uint64_t build_ns;
 	size_t dropped;			/* files whose rows did not fit */
@@ -43,9 +43,7 @@ int unwinder__new(pid_t pid, struct unwinder **out);
 void unwinder__set_slots(struct unwinder *u, size_t nslots);
 /* the module map's size */
 size_t unwinder__mods_entries(const struct unwinder *u);
-/* the rows map's size: what is mapped now, with room for later libraries */
-size_t unwinder__capacity(const struct unwinder *u);
-/* once the maps exist (sized by unwinder__capacity): writes the tables */
+/* once the maps exist: writes the tables (their chunks made as they fill) */
 int unwinder__publish(struct unwinder *u, const struct unwinder_maps *maps);
 /* reads the maps of the process in slot again; tables for the files mapped
  * since. Cheap when no executable mapping changed. */

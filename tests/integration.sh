@@ -1384,6 +1384,17 @@ test_exec_two_wrappers() { # a script that execs env, which execs the program: t
 		"/usr/bin/dash -> /usr/bin/dash -> /usr/bin/env -> $TB/family" -- "$T_DIR/outer.sh"
 }
 
+test_exec_bigger_program() { # a small program execs one with ten times its unwind rows (sh -> clang, libLLVM): the rows get room as they come, every stack whole
+	local clang calls whole
+	clang=$(command -v clang) || { fail "clang is missing (make deps)"; return; }
+	tl_run big -m count -i 0 -t 0 -f "$T_DIR/big.fg" -- sh -c "exec $clang --version"
+	check_normal_end big '^target exited with status 0$' "sh -> clang" || return
+	calls=$(sed -n 's/^    allocation calls: \([0-9]*\) .*/\1/p' "$T_DIR/big.out")
+	whole=$(awk '/^(_start|_dl_start_user);/ { s += $NF } END { print s + 0 }' "$T_DIR/big.fg")
+	assert_eq "$whole" "${calls:-none}" "sh -> clang: every allocation's stack reaches the program's start"
+	assert_no_grep "$T_DIR/big.out" '^    stacks cut short' "sh -> clang: no stack cut short"
+}
+
 test_exec_untraceable() { # exec into a program with no allocator: the trace ends there and says why
 	need_target execer || return
 	need_target nolibc || return
