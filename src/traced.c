@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* the traced processes, by slot (see traced.h) */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "choose.h"
 #include "clock.h"
 #include "events.h"
 #include "heap.h"
@@ -112,7 +112,7 @@ static struct proc *free_slot(struct traced *t)
 	return NULL;
 }
 
-/* -p PID: one line on what went wrong */
+/* -p PID */
 static int open_pid(struct traced *t, pid_t pid)
 {
 	struct proc *p = free_slot(t);
@@ -120,15 +120,9 @@ static int open_pid(struct traced *t, pid_t pid)
 
 	if (!p)
 		return say(0, "too many processes: at most %d are traced at once", MAX_PROCS);
-	err = target__open(pid, &p->target);
-	if (err == -ESRCH)
-		return say(0, "no process with pid %d", pid);
-	if (err == -EPERM)
-		return say(0, "pid %d is a kernel thread: it has no heap to trace", pid);
-	if (err == -EINVAL)
-		return say(0, "tracelloc cannot trace itself");
+	err = choose__pid(pid, &p->target);
 	if (err)
-		return say(err, "cannot open pid %d", pid);
+		return err;
 	/* -p 12,12 or a thread id of a process given already */
 	for (size_t i = 0; i < (size_t)(p - t->procs); i++)
 		if (target__pid(t->procs[i].target) == target__pid(p->target)) {
@@ -140,54 +134,42 @@ static int open_pid(struct traced *t, pid_t pid)
 	return 0;
 }
 
+/* --comm: a process of that name in a slot, or caught by the exec hook
+ * already (held, its record waiting) */
+static bool comm_known(void *ctx, pid_t pid)
+{
+	struct traced *t = ctx;
+	size_t i;
+
+	for (i = 0; i < MAX_PROCS; i++)
+		if (t->procs[i].target && target__pid(t->procs[i].target) == pid)
+			return true;
+	return t->tracer && tracer__traced(t->tracer, pid);
+}
+
+static bool comm_take(void *ctx, struct target *target)
+{
+	struct traced *t = ctx;
+	struct proc *p = free_slot(t);
+
+	if (!p) {
+		t->untraced++;
+		return false;
+	}
+	p->target = target;
+	p->live = true;
+	return true;
+}
+
 /* --comm: the processes of that name that run now (ours excepted) */
 static int open_comm(struct traced *t)
 {
-	struct dirent *d;
-	struct proc *p;
-	char comm[32];
-	DIR *dir;
-	pid_t pid;
-	size_t i;
-	bool known;
-
-	dir = opendir("/proc");
-	if (!dir)
-		return say(-errno, "cannot read /proc");
-	while ((d = readdir(dir))) {
-		pid = (pid_t)atoi(d->d_name);
-		if (pid <= 0 || pid == getpid())
-			continue;
-		procfs__comm(pid, comm, sizeof(comm));
-		if (strcmp(comm, t->opts->comm))
-			continue;
-		for (i = 0, known = false; i < MAX_PROCS; i++)
-			known |= t->procs[i].target && target__pid(t->procs[i].target) == pid;
-		/* caught by the exec hook already (held, its record waiting) */
-		if (!known && t->tracer)
-			known = tracer__traced(t->tracer, pid);
-		if (known)
-			continue;
-		p = free_slot(t);
-		if (!p) {
-			t->untraced++;
-			continue;
-		}
-		/* gone meanwhile, or a kernel thread of that name: not ours to trace */
-		if (target__open(pid, &p->target)) {
-			p->target = NULL;
-			continue;
-		}
-		p->live = true;
-	}
-	closedir(dir);
-	return 0;
+	return choose__by_name(t->opts->comm,
+			       &(struct choose_sink){ comm_known, comm_take, t });
 }
 
 static int open_targets(struct traced *t)
 {
-	struct target_user user;
-	struct proc *p;
 	size_t i;
 	int err;
 
@@ -200,20 +182,10 @@ static int open_targets(struct traced *t)
 	if (t->opts->comm && (err = open_comm(t)))
 		return err;
 	if (t->opts->command) {
-		p = &t->procs[0];
-		if (t->opts->user) {
-			err = target__find_user(t->opts->user, &user);
-			if (err == -ENOENT)
-				return say(0, "--user %s: no such user", t->opts->user);
-			if (err)
-				return say(err, "--user %s", t->opts->user);
-		}
-		err = target__launch_as(t->opts->command, t->opts->user ? &user : NULL, &p->target);
-		if (err == -ECHILD)
-			return say(0, "'%s' exited before its libraries were loaded", t->opts->command[0]);
+		err = choose__command(t->opts, &t->procs[0].target);
 		if (err)
-			return say(err, "cannot run '%s'", t->opts->command[0]);
-		p->live = true;
+			return err;
+		t->procs[0].live = true;
 	}
 	t->first = t->procs[0].live ? &t->procs[0] : NULL;
 	return 0;
@@ -227,18 +199,9 @@ static bool proc_gone(const struct proc *p)
 	return poll(&pfd, 1, 0) == 1;
 }
 
-/* found by --comm's name, not asked for by pid: one that exits while
- * tracelloc attaches is let go, not the end of the trace */
 static bool found_by_name(const struct traced *t, const struct proc *p)
 {
-	size_t j;
-
-	if (!t->opts->comm || !p->target)
-		return false;
-	for (j = 0; j < t->opts->npids; j++)
-		if (t->opts->pids[j] == proc_pid(p))
-			return false;
-	return true;
+	return p->target && choose__found_by_name(t->opts, proc_pid(p));
 }
 
 /* every function named on the command line is in the process */
