@@ -669,7 +669,6 @@ static uint16_t pick_layer(struct symbolizer *s, size_t made, const struct mappi
 	return layer == MAX_LAYERS ? SYM_LAYER_UNKNOWN : (uint16_t)layer;
 }
 
-/* the span of the file mapped from first (its offset-0 mapping) on */
 static bool same_inode(const struct mapping *a, const struct mapping *b)
 {
 	return a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
@@ -697,6 +696,7 @@ static const struct mapping *load_end(const struct maps *maps, const struct mapp
 	return last;
 }
 
+/* the span of the file mapped from first (its offset-0 mapping) on */
 static struct span *note_span(struct symbolizer *s, const struct maps *maps,
 			      const struct mapping *first, const char *path)
 {
