@@ -68,7 +68,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean deps test unit-test demo targets bench bench-unwind longrun browser-test lint fuzz install uninstall \
+.PHONY: all clean deps test unit-test demo targets bench bench-unwind bench-tools longrun browser-test lint fuzz install uninstall \
 	fuzz-regress
 .DELETE_ON_ERROR:
 
@@ -289,7 +289,7 @@ TEST_PASSES := $(if $(filter 1,$(SANITIZE)),sanitize,plain sanitize)
 
 test: deps
 	$(MAKE) lint
-	$(MAKE) SANITIZE= targets $(if $(filter plain,$(TEST_PASSES)),all $(OUT)/tests/unit)
+	$(MAKE) SANITIZE= targets $(if $(filter plain,$(TEST_PASSES)),all $(OUT)/tests/unit bench-tools)
 	$(MAKE) SANITIZE=1 all
 	$(MAKE) SANITIZE= fuzz-regress
 	tests/run.sh $(TEST_PASSES)
@@ -319,13 +319,24 @@ bench: deps
 # rows, bytes and build time of the unwind tables of UNWIND_FILES
 UNWIND_FILES ?= /usr/bin/perl /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11
 
+UNWIND_TABLES_OBJS := $(OBJ)/unwind.o $(OBJ)/table.o $(OBJ)/hugepages.o $(OBJ)/probesite.o
 $(OBJ)/bench/unwind_tables: bench/unwind_tables.c src/unwind.h include/tracelloc.h \
-		$(OBJ)/unwind.o $(OBJ)/table.o
+		$(UNWIND_TABLES_OBJS)
 	mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(OBJ)/unwind.o $(OBJ)/table.o $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNWIND_TABLES_OBJS) $(LDLIBS)
 
 bench-unwind: $(OBJ)/bench/unwind_tables
 	$< $(UNWIND_FILES)
+
+# the daemon's model alone, for make bench's section 11
+HEAPCOST_OBJS := $(OBJ)/heap.o $(OBJ)/stacks.o $(OBJ)/table.o $(OBJ)/ranges.o $(OBJ)/hugepages.o
+$(OBJ)/bench/heapcost: bench/heapcost.c $(HEAPCOST_OBJS)
+	mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(HEAPCOST_OBJS) -lm
+
+# the bench's programs that link the daemon's objects: make test builds
+# them, so that a room they need is not found missing at make bench only
+bench-tools: $(OBJ)/bench/unwind_tables $(OBJ)/bench/heapcost
 
 # ten minutes of a 2-thread target at full speed: daemon memory and losses
 longrun: deps

@@ -159,8 +159,8 @@ gcc ${TARGET_CFLAGS/-fno-omit-frame-pointer/-fomit-frame-pointer} -o "$OUT/churn
 	die "cannot build bench/churn.c without frame pointers"
 gcc $TARGET_CFLAGS -o "$OUT/holder" bench/holder.c || die "cannot build bench/holder.c"
 # the daemon's model alone (section 11), on the objects make built
-gcc -O2 -Iinclude -Isrc -o "$OUT/heapcost" bench/heapcost.c build/heap.o build/stacks.o \
-	build/table.o build/ranges.o -lm || die "cannot build bench/heapcost.c"
+# (the Makefile's build/bench/heapcost is $OUT/heapcost)
+make -s build/bench/heapcost || die "cannot build bench/heapcost.c"
 # and linked against each allocator family (section 8); musl through musl-gcc
 declare -A CHURN_FAMILY=([glibc]=$OUT/churn [named]=$OUT/churn)
 for fam in jemalloc tcmalloc mimalloc; do
