@@ -354,19 +354,26 @@ bool elffacts__is_library(const struct elf_scan *scan, enum library lib)
 	}
 }
 
+/* a free's code read for its probe site: the branches in it must not land
+ * where the probe moves to (jemalloc's free is 2 KiB long) */
+#define FREE_CODE_BYTES 4096
+
 /* a probe moves past instructions the kernel would single-step, where the
  * arguments (and for a return probe, the stack) are still the caller's */
 uint64_t elffacts__entry_shift(int fd, const struct probe_def *def, uint64_t offset,
 			       bool at_symbol)
 {
-	uint8_t code[32];
+	uint8_t code[FREE_CODE_BYTES];
+	bool free_only = def->fn == FN_FREE || def->fn == FN_FREE_NESTED;
 	ssize_t n;
 
 	if (at_symbol)
 		return 0;
-	n = pread(fd, code, sizeof(code), offset);
+	n = pread(fd, code, free_only ? sizeof(code) : 32, offset);
 	if (n <= 0)
 		return 0;
+	if (free_only)
+		return probesite__free_shift(code, n);
 	return elffacts__entry_only(def) ? probesite__entry_shift(code, n) :
 					   probesite__return_shift(code, n);
 }

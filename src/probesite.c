@@ -7,6 +7,9 @@
 
 /* how far to look: a shift is only worth it over a few plain instructions */
 #define MAX_SKIPPED 3
+/* a free's probe reads its pointer alone: jemalloc's free looks its thread's
+ * cache up in 9 plain instructions before its first branch */
+#define MAX_SKIPPED_FREE 12
 
 /*
  * The instructions x86 uprobes emulate rather than single-step
@@ -31,16 +34,18 @@ static bool emulated(const cs_insn *insn)
 }
 
 /* what a probe reads when it fires: the first three arguments (the entry
- * program takes no more), and rsp (the return address on top of the stack,
- * for a return probe; the stack depth of a nested free) */
-static bool probe_reads(x86_reg r)
+ * program takes no more; a free's, the first alone), and rsp (the return
+ * address on top of the stack, for a return probe; the stack depth of a
+ * nested free) */
+static bool probe_reads(x86_reg r, bool free_only)
 {
 	switch (r) {
 	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
 	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
+		return true;
 	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:
 	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
-		return true;
+		return !free_only;
 	default:
 		return false;
 	}
@@ -52,7 +57,7 @@ static bool probe_reads(x86_reg r)
  * and not branch. A short list of plain instructions, checked operand by
  * operand: moves, compares, address arithmetic, nops.
  */
-static bool skippable(csh handle, const cs_insn *insn)
+static bool skippable(csh handle, const cs_insn *insn, bool free_only)
 {
 	const cs_x86 *x86 = &insn->detail->x86;
 	cs_regs read, written;
@@ -63,7 +68,7 @@ static bool skippable(csh handle, const cs_insn *insn)
 	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD:
 	case X86_INS_LEA: case X86_INS_CMP: case X86_INS_TEST: case X86_INS_AND: case X86_INS_OR:
 	case X86_INS_XOR: case X86_INS_ADD: case X86_INS_SUB: case X86_INS_NOP:
-	case X86_INS_ENDBR64:
+	case X86_INS_ENDBR64: case X86_INS_SHR: case X86_INS_SHL: case X86_INS_SAR:
 		break;
 	default:
 		return false;
@@ -74,45 +79,88 @@ static bool skippable(csh handle, const cs_insn *insn)
 	if (cs_regs_access(handle, insn, read, &nread, written, &nwritten) != CS_ERR_OK)
 		return false;
 	for (i = 0; i < nwritten; i++)
-		if (probe_reads(written[i]))
+		if (probe_reads(written[i], free_only))
 			return false;
 	return true;
 }
 
-/* bytes past the entry to the first emulated instruction, reached through
- * skippable ones only; 0 when there is none or the entry is emulated */
-static size_t shift_to_emulated(const uint8_t *code, size_t len)
+/* does a direct branch of code (a jump, a call) land in (0, shift]? The
+ * probe there would fire on that path too, with no call made */
+static bool branch_into(csh handle, const uint8_t *code, size_t len, size_t shift)
 {
-	size_t shift = 0, result = 0, n, i;
+	const uint8_t *at = code;
+	uint64_t addr = 0, target;
+	bool found = false;
+	cs_insn *insn = cs_malloc(handle);
+	const cs_x86_op *op;
+
+	if (!insn)
+		return true;
+	while (!found && len) {
+		/* bytes that are no instruction (padding, data): on past them */
+		if (!cs_disasm_iter(handle, &at, &len, &addr, insn)) {
+			at++;
+			len--;
+			addr++;
+			continue;
+		}
+		if (!cs_insn_group(handle, insn, CS_GRP_JUMP) &&
+		    !cs_insn_group(handle, insn, CS_GRP_CALL))
+			continue;
+		op = &insn->detail->x86.operands[0];
+		if (insn->detail->x86.op_count != 1 || op->type != X86_OP_IMM)
+			continue;
+		target = (uint64_t)op->imm;
+		found = target > 0 && target <= shift;
+	}
+	cs_free(insn, 1);
+	return found;
+}
+
+/* bytes past the entry to the first emulated instruction, reached through
+ * skippable ones only; 0 when there is none or the entry is emulated.
+ * free_only: the probe reads the first argument alone, up to
+ * MAX_SKIPPED_FREE instructions are passed, and not into a place the rest of
+ * code branches to */
+static size_t shift_to_emulated(const uint8_t *code, size_t len, bool free_only)
+{
+	size_t shift = 0, result = 0, n, i, max = free_only ? MAX_SKIPPED_FREE : MAX_SKIPPED;
 	cs_insn *insns = NULL;
 	csh handle;
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return 0;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(handle, code, len, 0, MAX_SKIPPED + 1, &insns);
+	n = cs_disasm(handle, code, len, 0, max + 1, &insns);
 	for (i = 0; i < n; i++) {
 		if (emulated(&insns[i])) {
 			result = shift;
 			break;
 		}
-		if (!skippable(handle, &insns[i]))
+		if (!skippable(handle, &insns[i], free_only))
 			break;
 		shift += insns[i].size;
 	}
 	cs_free(insns, n);
+	if (result && free_only && branch_into(handle, code, len, result))
+		result = 0;
 	cs_close(&handle);
 	return result;
 }
 
 size_t probesite__entry_shift(const uint8_t *code, size_t len)
 {
-	return shift_to_emulated(code, len);
+	return shift_to_emulated(code, len, false);
 }
 
 size_t probesite__return_shift(const uint8_t *code, size_t len)
 {
-	return shift_to_emulated(code, len);
+	return shift_to_emulated(code, len, false);
+}
+
+size_t probesite__free_shift(const uint8_t *code, size_t len)
+{
+	return shift_to_emulated(code, len, true);
 }
 
 /* how far a wrapper's system call may lie from its entry */

@@ -27,6 +27,16 @@
  */
 size_t probesite__entry_shift(const uint8_t *code, size_t len);
 size_t probesite__return_shift(const uint8_t *code, size_t len);
+/*
+ * The same for a free, whose probe reads its first argument (and rsp) alone:
+ * past up to 12 plain instructions, shifts too, that leave rdi and rsp as
+ * they were (jemalloc's free looks its thread's cache up in 9 before its
+ * first branch: single-stepped, each free cost 12x an emulated probe). code
+ * should hold the function whole, or a good part of it: no direct branch
+ * in it may land between the entry and the probe, where the probe would
+ * fire on a path that made no call.
+ */
+size_t probesite__free_shift(const uint8_t *code, size_t len);
 
 /*
  * The frame of a system call wrapper at its system call, for code without

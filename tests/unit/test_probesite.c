@@ -88,3 +88,43 @@ TEST(probesite_past_plain_instructions)
 	ASSERT_EQ(probesite__entry_shift(je_free, sizeof(je_free)), 0, "jemalloc free");
 	ASSERT_EQ(probesite__entry_shift(cmp_mem, sizeof(cmp_mem)), 7, "memory cmp before je");
 }
+
+/* Debian 12's libjemalloc.so.2 free: its thread cache looked up in 9 plain
+ * instructions (shr, an %fs read among them), then jne */
+static const uint8_t je_free_fast[] = {
+	0x48, 0x89, 0xf8, 0x48, 0x8b, 0x15, 0x0e, 0x53, 0x0a, 0x00, 0x48, 0x89, 0xf9, 0x48,
+	0xc1, 0xe8, 0x1a, 0x48, 0x81, 0xe1, 0x00, 0x00, 0x00, 0xc0, 0x25, 0xf0, 0x00, 0x00,
+	0x00, 0x64, 0x48, 0x03, 0x04, 0x25, 0x00, 0x00, 0x00, 0x00, 0x48, 0x01, 0xd0, 0x48,
+	0x3b, 0x88, 0xb0, 0x01, 0x00, 0x00, 0x0f, 0x85, 0x8a, 0x00, 0x00, 0x00,
+};
+
+TEST(probesite_free_past_its_cache_lookup)
+{
+	uint8_t code[sizeof(je_free_fast) + 8];
+	/* glibc 2.36 free: test %rdi,%rdi; je */
+	static const uint8_t glibc_free[] = { 0x48, 0x85, 0xff, 0x74, 0x10, 0x55 };
+
+	ASSERT_EQ(probesite__free_shift(je_free_fast, sizeof(je_free_fast)), 48,
+		  "jemalloc free: at its jne");
+	ASSERT_EQ(probesite__entry_shift(je_free_fast, sizeof(je_free_fast)), 0,
+		  "not for a probe that reads rdx");
+	ASSERT_EQ(probesite__free_shift(glibc_free, sizeof(glibc_free)), 3, "glibc free");
+
+	/* a jump back into the lookup, later in the function: no shift */
+	memcpy(code, je_free_fast, sizeof(je_free_fast));
+	code[sizeof(je_free_fast)] = 0xeb;	/* jmp rel8 to offset 13 (the shr) */
+	code[sizeof(je_free_fast) + 1] = (uint8_t)(13 - (int)(sizeof(je_free_fast) + 2));
+	memset(code + sizeof(je_free_fast) + 2, 0x90, 6);
+	ASSERT_EQ(probesite__free_shift(code, sizeof(code)), 0, "a jump lands in the lookup");
+	/* to the jne itself: the probe would be there */
+	code[sizeof(je_free_fast) + 1] = (uint8_t)(48 - (int)(sizeof(je_free_fast) + 2));
+	ASSERT_EQ(probesite__free_shift(code, sizeof(code)), 0, "a jump lands on the probe");
+	/* to the entry: that is a call's path as well */
+	code[sizeof(je_free_fast) + 1] = (uint8_t)(0 - (int)(sizeof(je_free_fast) + 2));
+	ASSERT_EQ(probesite__free_shift(code, sizeof(code)), 48, "a jump to the entry");
+
+	/* rdi written on the way: no shift */
+	memcpy(code, je_free_fast, sizeof(je_free_fast));
+	code[2] = 0xc7;		/* mov %rax,%rdi for mov %rdi,%rax */
+	ASSERT_EQ(probesite__free_shift(code, sizeof(je_free_fast)), 0, "rdi written");
+}
