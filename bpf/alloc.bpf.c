@@ -18,10 +18,11 @@ char LICENSE[] SEC("license") = "GPL";
 #define PT_REGS_PARM6(x) (__PT_REGS_CAST(x)->r9)
 #endif
 
-/* the call's arguments, read from the registers at fixed offsets (a read
- * at an offset computed from n is one the verifier refuses in the context) */
+/* the registers a call's arguments may be in at its probe (see the cookie
+ * in tracelloc.h), read at fixed offsets (a read at an offset computed from
+ * n is one the verifier refuses in the context) */
 struct call_args {
-	__u64 a[6];
+	__u64 a[7];
 };
 
 static __always_inline void read_args(struct pt_regs *ctx, struct call_args *args)
@@ -32,12 +33,13 @@ static __always_inline void read_args(struct pt_regs *ctx, struct call_args *arg
 	args->a[3] = PT_REGS_PARM4(ctx);
 	args->a[4] = PT_REGS_PARM5(ctx);
 	args->a[5] = PT_REGS_PARM6(ctx);
+	args->a[6] = PT_REGS_RC(ctx);
 }
 
-/* argument n (1-6); 0 for none */
+/* what register n (1-7) holds; 0 for none */
 static __always_inline __u64 call_arg(const struct call_args *args, __u32 n)
 {
-	return n >= 1 && n <= 6 ? args->a[n - 1] : 0;
+	return n >= 1 && n <= 7 ? args->a[n - 1] : 0;
 }
 
 /* a named allocator's call, or a pool's creation: what it takes for

@@ -71,7 +71,9 @@ enum alloc_fn {
  * A probe's cookie: its function (enum alloc_fn) in the low byte and, for
  * an allocator, where its arguments are and what its return means, so that
  * one program serves every family: src/allocfns.c holds the table. An
- * argument is its number (1-6), 0 for none.
+ * argument is the register it is in when the probe fires: 1-6 for those
+ * that pass arguments 1-6 (at the entry, argument n is in register n), 7
+ * for rax (a probe past the entry, where the function moved it); 0 for none.
  */
 #define COOKIE_FN(c)		((c) & 0xff)
 #define COOKIE_SIZE_ARG(c)	(((c) >> 8) & 7)	/* the size */

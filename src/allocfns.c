@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* the traced functions as data (see allocfns.h) */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "allocfns.h"
 
+/* mmap's four arguments, mremap's and mprotect's three, munmap's two */
+#define MAP_ARGS (1 << 1 | 1 << 2 | 1 << 3 | 1 << 4)
 #define ALLOC(n, size, ...) { .name = n, .kind = CALL_ALLOC, .size_arg = size, __VA_ARGS__ }
 
 static const struct alloc_fn_info fns[FN__COUNT] = {
@@ -32,13 +35,14 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_MI_CALLOC_ALIGNED] = ALLOC("mi_calloc_aligned", 2, .count_arg = 1),
 	[FN_MI_REALLOC_ALIGNED] = ALLOC("mi_realloc_aligned", 2, .ptr_arg = 1, .moves = true),
 	/* the BPF side reads these calls' arguments itself (enter_map) */
-	[FN_MMAP] = { .name = "mmap", .kind = CALL_MAP },
-	[FN_MREMAP] = { .name = "mremap", .kind = CALL_MAP },
-	[FN_MPROTECT] = { .name = "mprotect", .kind = CALL_MAP },
-	[FN_MUNMAP] = { .kind = CALL_MAP, .entry_only = true },
-	[FN_FREE] = { .kind = CALL_FREE, .entry_only = true },
+	[FN_MMAP] = { .name = "mmap", .kind = CALL_MAP, .own_args = MAP_ARGS },
+	[FN_MREMAP] = { .name = "mremap", .kind = CALL_MAP, .own_args = MAP_ARGS },
+	[FN_MPROTECT] = { .name = "mprotect", .kind = CALL_MAP, .own_args = MAP_ARGS },
+	[FN_MUNMAP] = { .kind = CALL_MAP, .entry_only = true, .own_args = MAP_ARGS },
+	/* and a free's pointer (enter_free) */
+	[FN_FREE] = { .kind = CALL_FREE, .entry_only = true, .own_args = 1 << 1 },
 	/* another family's free, which may call another probed free */
-	[FN_FREE_NESTED] = { .kind = CALL_FREE, .entry_only = true },
+	[FN_FREE_NESTED] = { .kind = CALL_FREE, .entry_only = true, .own_args = 1 << 1 },
 	[FN_THREAD_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_MAPS_CHANGE] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
@@ -72,6 +76,48 @@ uint64_t allocfns__cookie(uint32_t fn)
 	if (!f || f->kind != CALL_ALLOC)
 		return fn;
 	return MAKE_COOKIE((uint64_t)fn, f->size_arg, f->count_arg, f->ptr_arg, f->ret, f->moves);
+}
+
+/* the cookie's argument fields */
+static const unsigned int arg_shifts[] = { 8, 11, 14, 20 };
+static const char *const arg_names[] = { "size", "count", "pointer", "pool" };
+
+void allocfns__probe_reads(uint64_t cookie, uint8_t *own, uint8_t *moved)
+{
+	const struct alloc_fn_info *f = allocfns__info(COOKIE_FN(cookie));
+	size_t i;
+
+	*own = f ? f->own_args : 0;
+	*moved = 0;
+	if (*own)
+		return;
+	for (i = 0; i < sizeof(arg_shifts) / sizeof(arg_shifts[0]); i++)
+		if ((cookie >> arg_shifts[i]) & 7)
+			*moved |= 1u << ((cookie >> arg_shifts[i]) & 7);
+}
+
+uint64_t allocfns__cookie_at(uint64_t cookie, const uint8_t at[7])
+{
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < sizeof(arg_shifts) / sizeof(arg_shifts[0]); i++) {
+		n = (cookie >> arg_shifts[i]) & 7;
+		if (n && n < 7 && at[n])
+			cookie = (cookie & ~(7ULL << arg_shifts[i])) | (uint64_t)at[n] << arg_shifts[i];
+	}
+	return cookie;
+}
+
+void allocfns__describe_moves(uint64_t cookie, uint64_t at_entry, FILE *out)
+{
+	static const char *const regs[8] = { "", "rdi", "rsi", "rdx", "rcx", "r8", "r9", "rax" };
+	size_t i;
+
+	for (i = 0; i < sizeof(arg_shifts) / sizeof(arg_shifts[0]); i++)
+		if (((cookie ^ at_entry) >> arg_shifts[i]) & 7)
+			fprintf(out, ", its %s read from %s", arg_names[i],
+				regs[(cookie >> arg_shifts[i]) & 7]);
 }
 
 const char *allocfns__name(uint32_t fn)

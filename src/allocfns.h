@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tracelloc.h"
 
@@ -32,12 +33,24 @@ struct alloc_fn_info {
 	enum call_return ret;
 	bool moves;		/* may move or release the block given (a realloc) */
 	bool entry_only;	/* no return probe */
+	/* bit n: argument n the BPF side reads in its own register (a free's
+	 * pointer, mmap's arguments), not where the cookie says */
+	uint8_t own_args;
 };
 
 /* the row of fn; NULL for none */
 const struct alloc_fn_info *allocfns__info(uint32_t fn);
 /* the cookie of fn's probes */
 uint64_t allocfns__cookie(uint32_t fn);
+/* the arguments a probe with this cookie reads (bit n: argument n): in
+ * their own registers (own), or where the cookie says (moved) */
+void allocfns__probe_reads(uint64_t cookie, uint8_t *own, uint8_t *moved);
+/* the cookie of a probe past the entry, where argument n is in register
+ * at[n] (see probesite.h) */
+uint64_t allocfns__cookie_at(uint64_t cookie, const uint8_t at[7]);
+/* ", its size read from rsi" for each argument a probe with cookie reads
+ * elsewhere than one at the entry (at_entry) would */
+void allocfns__describe_moves(uint64_t cookie, uint64_t at_entry, FILE *out);
 /* a named allocator's name (--alloc-fn), for the views: kept, not copied */
 void allocfns__set_named_name(unsigned int index, const char *name);
 /* "malloc", "operator new[]", a named allocator's; "[allocator]" for a

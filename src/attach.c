@@ -202,8 +202,16 @@ static bool site_at(const struct attach *a, size_t object, uint64_t offset)
 	return false;
 }
 
+/* the cookie of def's probe at its entry */
+static uint64_t site_cookie_at_entry(const struct attach *a, const struct probe_def *def)
+{
+	if (def >= a->named_defs && def < a->named_defs + MAX_NAMED_FNS)
+		return named__cookie(a->opts.named, def - a->named_defs);
+	return allocfns__cookie(def->fn);
+}
+
 static int add_site(struct attach *a, const struct probe_def *def, const struct mapping *m, int fd,
-		    bool *any, uint64_t offset, uint64_t shift)
+		    bool *any, uint64_t offset, uint64_t shift, uint64_t cookie)
 {
 	int err;
 
@@ -219,7 +227,7 @@ static int add_site(struct attach *a, const struct probe_def *def, const struct 
 		return -E2BIG;
 	a->sites[a->nsites++] = (struct site){ .def = def, .object = a->nobjects - 1,
 					       .file_offset = offset + shift, .shift = shift,
-					       .cookie = named__cookie(a->opts.named, def - a->named_defs) };
+					       .cookie = cookie };
 	a->objects[a->nobjects - 1].sites[def->lib]++;
 	return 0;
 }
@@ -236,7 +244,7 @@ static int examine_named(struct attach *a, const struct mapping *m, const struct
 		    !named__in_object(&a->opts.named->fn[j], m->path, f->scan.soname))
 			continue;
 		err = add_site(a, &a->named_defs[j], m, fd, any, f->named_offset[j],
-			       f->named_shift[j]);
+			       f->named_shift[j], f->named_cookie[j]);
 		if (err)
 			return err;
 		if (*any)
@@ -315,7 +323,7 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->sites[a->nsites].object = a->nobjects - 1;
 		a->sites[a->nsites].file_offset = offset + shift;
 		a->sites[a->nsites].shift = shift;
-		a->sites[a->nsites].cookie = allocfns__cookie(def->fn);
+		a->sites[a->nsites].cookie = f->cookie[j];
 		a->nsites++;
 		a->nfamily_sites++;
 		/* the allocator's functions, as the user knows them */
@@ -845,10 +853,15 @@ void attach__describe_sites(const struct attach *a, FILE *out)
 			site->def->symbol, family, base_name(a->objects[site->object].name),
 			site->file_offset, elffacts__entry_only(site->def) ? "entry" : "entry and return");
 	}
-	for (i = 0; i < a->nsites; i++)
-		if (a->sites[i].shift)
-			fprintf(out, "tracelloc: %s probed at +%" PRIu64 " (an instruction the kernel "
-				"emulates)\n", a->sites[i].def->symbol, a->sites[i].shift);
+	for (i = 0; i < a->nsites; i++) {
+		site = &a->sites[i];
+		if (!site->shift)
+			continue;
+		fprintf(out, "tracelloc: %s probed at +%" PRIu64 " (an instruction the kernel emulates)",
+			site->def->symbol, site->shift);
+		allocfns__describe_moves(site->cookie, site_cookie_at_entry(a, site->def), out);
+		fputc('\n', out);
+	}
 }
 
 static void describe_objects(const struct attach *a, size_t from, FILE *out)

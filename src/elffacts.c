@@ -354,28 +354,30 @@ bool elffacts__is_library(const struct elf_scan *scan, enum library lib)
 	}
 }
 
-/* a free's code read for its probe site: the branches in it must not land
- * where the probe moves to (jemalloc's free is 2 KiB long) */
-#define FREE_CODE_BYTES 4096
+/* a function's code read for its probe site: the branches in it must not
+ * land where the probe moves to (jemalloc's free is 2 KiB long) */
+#define FN_CODE_BYTES 4096
 
-/* a probe moves past instructions the kernel would single-step, where the
- * arguments (and for a return probe, the stack) are still the caller's */
-uint64_t elffacts__entry_shift(int fd, const struct probe_def *def, uint64_t offset,
-			       bool at_symbol)
+/* a probe moves past instructions the kernel would single-step, while what
+ * it reads is still in a register: the arguments, and for a return probe
+ * or a nested free, the stack */
+uint64_t elffacts__entry_shift(int fd, uint64_t offset, bool at_symbol, uint64_t *cookie)
 {
-	uint8_t code[FREE_CODE_BYTES];
-	bool free_only = def->fn == FN_FREE || def->fn == FN_FREE_NESTED;
+	uint8_t code[FN_CODE_BYTES];
+	struct probe_args args = { 0 };
+	uint64_t shift;
 	ssize_t n;
 
 	if (at_symbol)
 		return 0;
-	n = pread(fd, code, free_only ? sizeof(code) : 32, offset);
+	n = pread(fd, code, sizeof(code), offset);
 	if (n <= 0)
 		return 0;
-	if (free_only)
-		return probesite__free_shift(code, n);
-	return elffacts__entry_only(def) ? probesite__entry_shift(code, n) :
-					   probesite__return_shift(code, n);
+	allocfns__probe_reads(*cookie, &args.fixed, &args.moved);
+	shift = probesite__shift(code, n, &args);
+	if (shift)
+		*cookie = allocfns__cookie_at(*cookie, args.at);
+	return shift;
 }
 
 #define MAX_FILE_FACTS 1024
@@ -414,15 +416,17 @@ static struct file_facts *read_facts(int fd, const struct stat *st, uint64_t map
 		    elffacts__vaddr_to_offset(elf, f->scan.vaddr[j], &f->offset[j]))
 			continue;
 		f->has_offset[j] = true;
-		f->shift[j] = elffacts__entry_shift(fd, &elffacts__defs[j], f->offset[j], o->at_symbol);
+		f->cookie[j] = allocfns__cookie(elffacts__defs[j].fn);
+		f->shift[j] = elffacts__entry_shift(fd, f->offset[j], o->at_symbol, &f->cookie[j]);
 	}
 	for (j = 0; !f->err && o->named && j < o->named->count; j++) {
 		if (!f->scan.named_vaddr[j] ||
 		    elffacts__vaddr_to_offset(elf, f->scan.named_vaddr[j], &f->named_offset[j]))
 			continue;
 		f->has_named[j] = true;
-		f->named_shift[j] = elffacts__entry_shift(fd, &o->named_defs[j], f->named_offset[j],
-							  o->at_symbol);
+		f->named_cookie[j] = named__cookie(o->named, j);
+		f->named_shift[j] = elffacts__entry_shift(fd, f->named_offset[j], o->at_symbol,
+							  &f->named_cookie[j]);
 	}
 	elf_end(elf);
 	return f;

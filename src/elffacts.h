@@ -95,11 +95,13 @@ struct file_facts {
 	uint64_t code_delta;
 	bool has_offset[MAX_PROBE_DEFS];
 	uint64_t offset[MAX_PROBE_DEFS];	/* of each def's vaddr in the file */
-	uint64_t shift[MAX_PROBE_DEFS];
+	uint64_t shift[MAX_PROBE_DEFS];		/* the probe's, past the offset */
+	uint64_t cookie[MAX_PROBE_DEFS];	/* the probe's, there */
 	/* the program's own allocators' (named.h) */
 	bool has_named[MAX_NAMED_FNS];
 	uint64_t named_offset[MAX_NAMED_FNS];
 	uint64_t named_shift[MAX_NAMED_FNS];
+	uint64_t named_cookie[MAX_NAMED_FNS];
 };
 
 struct elffacts_opts {
@@ -118,9 +120,9 @@ const struct file_facts *elffacts__of(int fd, uint64_t map_offset, const struct 
 int elffacts__scan(Elf *elf, struct elf_scan *scan, const struct named_fns *named);
 /* file offset of a virtual address, through the code segment that holds it */
 int elffacts__vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset);
-/* how far past offset the probe of def goes (0 with at_symbol) */
-uint64_t elffacts__entry_shift(int fd, const struct probe_def *def, uint64_t offset,
-			       bool at_symbol);
+/* how far past offset the probe with *cookie goes (0 with at_symbol), and
+ * its cookie there, which says where the arguments are */
+uint64_t elffacts__entry_shift(int fd, uint64_t offset, bool at_symbol, uint64_t *cookie);
 /* a static executable stripped of its symbols: nothing names its malloc */
 bool elffacts__stripped_static(const struct elf_scan *scan);
 /* the file is lib's: a probe_def of that library is looked for in it */

@@ -5,11 +5,9 @@
 
 #include "probesite.h"
 
-/* how far to look: a shift is only worth it over a few plain instructions */
-#define MAX_SKIPPED 3
-/* a free's probe reads its pointer alone: jemalloc's free looks its thread's
- * cache up in 9 plain instructions before its first branch */
-#define MAX_SKIPPED_FREE 12
+/* how far to look: jemalloc's free looks its thread's cache up in 9 plain
+ * instructions before its first branch */
+#define MAX_SKIPPED 12
 
 /*
  * The instructions x86 uprobes emulate rather than single-step
@@ -33,36 +31,61 @@ static bool emulated(const cs_insn *insn)
 	return insn->size == 1 && b[0] == 0x90;				/* nop */
 }
 
-/* what a probe reads when it fires: the first three arguments (the entry
- * program takes no more; a free's, the first alone), and rsp (the return
- * address on top of the stack, for a return probe; the stack depth of a
- * nested free) */
-static bool probe_reads(x86_reg r, bool free_only)
+#define REG_RSP (-1)
+
+/* the register r is part of: 1-6 for those that pass arguments 1-6,
+ * PROBE_REG_RAX, REG_RSP, or 0 for any other. A write of any part of one
+ * (eax, dil) changes what it holds. */
+static int reg_slot(x86_reg r)
 {
 	switch (r) {
-	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
 	case X86_REG_RDI: case X86_REG_EDI: case X86_REG_DI: case X86_REG_DIL:
-		return true;
+		return 1;
 	case X86_REG_RSI: case X86_REG_ESI: case X86_REG_SI: case X86_REG_SIL:
+		return 2;
 	case X86_REG_RDX: case X86_REG_EDX: case X86_REG_DX: case X86_REG_DL: case X86_REG_DH:
-		return !free_only;
+		return 3;
+	case X86_REG_RCX: case X86_REG_ECX: case X86_REG_CX: case X86_REG_CL: case X86_REG_CH:
+		return 4;
+	case X86_REG_R8: case X86_REG_R8D: case X86_REG_R8W: case X86_REG_R8B:
+		return 5;
+	case X86_REG_R9: case X86_REG_R9D: case X86_REG_R9W: case X86_REG_R9B:
+		return 6;
+	case X86_REG_RAX: case X86_REG_EAX: case X86_REG_AX: case X86_REG_AL: case X86_REG_AH:
+		return PROBE_REG_RAX;
+	case X86_REG_RSP: case X86_REG_ESP: case X86_REG_SP: case X86_REG_SPL:
+		return REG_RSP;
 	default:
-		return false;
+		return 0;
+	}
+}
+
+/* a 64-bit register's slot (a copy of a 32-bit one is no copy of a size) */
+static int whole_slot(x86_reg r)
+{
+	switch (r) {
+	case X86_REG_RDI: case X86_REG_RSI: case X86_REG_RDX: case X86_REG_RCX:
+	case X86_REG_R8: case X86_REG_R9: case X86_REG_RAX:
+		return reg_slot(r);
+	default:
+		return 0;
 	}
 }
 
 /*
  * Can the probe go past it? It still runs, in place, before the probe: it
- * must leave what the probe reads as the caller left it, write no memory
- * and not branch. A short list of plain instructions, checked operand by
- * operand: moves, compares, address arithmetic, nops.
+ * must write no memory, leave rsp as it is and not branch. A short list of
+ * plain instructions: moves, compares, address arithmetic, shifts, nops.
+ * loc[n] (bit r: register r) follows where argument n is: a move from one
+ * register to another copies it, any other write of a register loses what
+ * it held.
  */
-static bool skippable(csh handle, const cs_insn *insn, bool free_only)
+static bool follow(csh handle, const cs_insn *insn, uint8_t loc[7])
 {
 	const cs_x86 *x86 = &insn->detail->x86;
+	int i, n, slot, from = 0, to = 0;
 	cs_regs read, written;
 	uint8_t nread, nwritten;
-	int i;
 
 	switch (insn->id) {
 	case X86_INS_MOV: case X86_INS_MOVZX: case X86_INS_MOVSX: case X86_INS_MOVSXD:
@@ -78,9 +101,35 @@ static bool skippable(csh handle, const cs_insn *insn, bool free_only)
 			return false;
 	if (cs_regs_access(handle, insn, read, &nread, written, &nwritten) != CS_ERR_OK)
 		return false;
-	for (i = 0; i < nwritten; i++)
-		if (probe_reads(written[i], free_only))
+	if (insn->id == X86_INS_MOV && x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
+	    x86->operands[1].type == X86_OP_REG) {
+		to = whole_slot(x86->operands[0].reg);
+		from = whole_slot(x86->operands[1].reg);
+	}
+	for (i = 0; i < nwritten; i++) {
+		slot = reg_slot(written[i]);
+		if (slot == REG_RSP)
 			return false;
+		for (n = 1; slot > 0 && n <= 6; n++)
+			loc[n] &= ~(1u << slot);
+	}
+	for (n = 1; to && from && n <= 6; n++)
+		if (loc[n] & (1u << from))
+			loc[n] |= 1u << to;
+	return true;
+}
+
+/* is every argument the probe reads still where it may read it? */
+static bool args_kept(const uint8_t loc[7], const struct probe_args *args)
+{
+	int n;
+
+	for (n = 1; n <= 6; n++) {
+		if ((args->fixed & (1u << n)) && !(loc[n] & (1u << n)))
+			return false;
+		if ((args->moved & (1u << n)) && !loc[n])
+			return false;
+	}
 	return true;
 }
 
@@ -117,50 +166,45 @@ static bool branch_into(csh handle, const uint8_t *code, size_t len, size_t shif
 	return found;
 }
 
-/* bytes past the entry to the first emulated instruction, reached through
- * skippable ones only; 0 when there is none or the entry is emulated.
- * free_only: the probe reads the first argument alone, up to
- * MAX_SKIPPED_FREE instructions are passed, and not into a place the rest of
- * code branches to */
-static size_t shift_to_emulated(const uint8_t *code, size_t len, bool free_only)
+size_t probesite__shift(const uint8_t *code, size_t len, struct probe_args *args)
 {
-	size_t shift = 0, result = 0, n, i, max = free_only ? MAX_SKIPPED_FREE : MAX_SKIPPED;
+	size_t shift = 0, result = 0, n, i;
+	uint8_t loc[7] = { 0 };
 	cs_insn *insns = NULL;
 	csh handle;
+	int k;
 
+	for (k = 0; k <= 6; k++)
+		args->at[k] = k;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return 0;
+	for (k = 1; k <= 6; k++)
+		loc[k] = 1u << k;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(handle, code, len, 0, max + 1, &insns);
+	n = cs_disasm(handle, code, len, 0, MAX_SKIPPED + 1, &insns);
 	for (i = 0; i < n; i++) {
 		if (emulated(&insns[i])) {
 			result = shift;
 			break;
 		}
-		if (!skippable(handle, &insns[i], free_only))
+		if (!follow(handle, &insns[i], loc) || !args_kept(loc, args))
 			break;
 		shift += insns[i].size;
 	}
 	cs_free(insns, n);
-	if (result && free_only && branch_into(handle, code, len, result))
+	if (result && branch_into(handle, code, len, result))
 		result = 0;
 	cs_close(&handle);
+	/* an argument still in its own register is read there */
+	for (k = 1; result && k <= 6; k++) {
+		if (loc[k] & (1u << k))
+			continue;
+		args->at[k] = 0;
+		for (i = 1; i <= PROBE_REG_RAX && !args->at[k]; i++)
+			if (loc[k] & (1u << i))
+				args->at[k] = i;
+	}
 	return result;
-}
-
-size_t probesite__entry_shift(const uint8_t *code, size_t len)
-{
-	return shift_to_emulated(code, len, false);
-}
-
-size_t probesite__return_shift(const uint8_t *code, size_t len)
-{
-	return shift_to_emulated(code, len, false);
-}
-
-size_t probesite__free_shift(const uint8_t *code, size_t len)
-{
-	return shift_to_emulated(code, len, true);
 }
 
 /* how far a wrapper's system call may lie from its entry */

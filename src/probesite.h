@@ -12,31 +12,36 @@
  * single-stepped, ~12 us here. glibc's free() starts with `test %rdi,%rdi`
  * (single-stepped), then `je` (emulated): probing the je is 13x cheaper.
  *
- * The probe may move past up to 3 plain instructions (moves, compares,
- * address arithmetic, nops) that write no memory and leave what the probe
- * reads as the caller left it: rdi, rsi, rdx (the arguments the entry
- * program takes) and rsp (a return probe takes the return address from the
- * top of the stack when it fires). Memory reads are fine: the instructions
- * still run, in place, before the probe. glibc's posix_memalign starts with
- * `cmpb $0x0,...(%rip)` then `push`; tcmalloc's free with a `mov` from
- * memory into rax, `test` and `jne`.
+ * The probe may move past up to 12 plain instructions (moves, compares,
+ * address arithmetic, shifts, nops) that write no memory and leave rsp as it
+ * was (a return probe takes the return address from the top of the stack
+ * when it fires; a nested free's depth is its rsp). Memory reads are fine:
+ * the instructions still run, in place, before the probe. Each argument the
+ * probe reads must still be there: in its own register (fixed), or
+ * (moved) in any register a move put it in. mimalloc's malloc moves the
+ * size to rsi before it reads its heap into rdi; glibc's posix_memalign
+ * starts with `cmpb $0x0,...(%rip)` then `push`; jemalloc's free looks its
+ * thread's cache up in nine instructions before its first branch.
+ *
+ * code should hold the function whole, or a good part of it: no direct
+ * branch in it may land between the entry and the probe, where the probe
+ * would fire on a path that made no call.
  *
  * Returns how many bytes past the entry to probe: the first emulated
  * instruction reached that way, or 0 when there is none (or the entry itself
- * is emulated). The two are the same rule, named for where each is used.
+ * is emulated). args->at says where each argument is there.
  */
-size_t probesite__entry_shift(const uint8_t *code, size_t len);
-size_t probesite__return_shift(const uint8_t *code, size_t len);
-/*
- * The same for a free, whose probe reads its first argument (and rsp) alone:
- * past up to 12 plain instructions, shifts too, that leave rdi and rsp as
- * they were (jemalloc's free looks its thread's cache up in 9 before its
- * first branch: single-stepped, each free cost 12x an emulated probe). code
- * should hold the function whole, or a good part of it: no direct branch
- * in it may land between the entry and the probe, where the probe would
- * fire on a path that made no call.
- */
-size_t probesite__free_shift(const uint8_t *code, size_t len);
+/* the registers that pass arguments 1-6 (rdi, rsi, rdx, rcx, r8, r9) are
+ * numbered as the argument each passes; rax is 7 */
+#define PROBE_REG_RAX 7
+
+struct probe_args {
+	uint8_t fixed;		/* bit n: argument n (1-6) is read in its own register */
+	uint8_t moved;		/* bit n: argument n is read wherever a move put it */
+	uint8_t at[7];		/* out: at[n], the register argument n is in at the probe */
+};
+
+size_t probesite__shift(const uint8_t *code, size_t len, struct probe_args *args);
 
 /*
  * The frame of a system call wrapper at its system call, for code without

@@ -292,8 +292,17 @@ test_family_tcmalloc_minimal() { # linked with libtcmalloc_minimal.so.4: exact l
 	family_test family_tcmalloc_minimal tcmalloc libtcmalloc_minimal.so.4
 }
 
-test_family_mimalloc() { # linked with libmimalloc.so.2, which replaces malloc: exact ledger
-	family_test family_mimalloc mimalloc libmimalloc.so.2
+test_family_mimalloc() { # linked with libmimalloc.so.2, which replaces malloc: exact ledger, its malloc, calloc and realloc probed where they moved their arguments
+	TL_ARGS="-v" family_test family_mimalloc mimalloc libmimalloc.so.2
+	# each reads its heap into rdi before its first branch, the arguments
+	# moved aside: probed at that branch (emulated), not single-stepped at
+	# the entry; the exact ledger says the sizes were read where they went
+	assert_grep "$T_DIR/live.err" '^tracelloc: malloc probed at \+[0-9]+ \(an instruction the kernel emulates\), its size read from rsi$' \
+		"family_mimalloc -v: malloc's size read from rsi"
+	assert_grep "$T_DIR/live.err" '^tracelloc: calloc probed at \+[0-9]+ \(an instruction the kernel emulates\), its count read from rax$' \
+		"family_mimalloc -v: calloc's count read from rax"
+	assert_grep "$T_DIR/live.err" '^tracelloc: realloc probed at \+[0-9]+ \(an instruction the kernel emulates\), its size read from rdx, its pointer read from rsi$' \
+		"family_mimalloc -v: realloc's arguments read from rdx and rsi"
 }
 
 test_family_cxx() { # operator new/new[] and delete/delete[] (sized too) of jemalloc, tcmalloc, mimalloc: each delete once
@@ -343,8 +352,12 @@ test_family_jemalloc_api() { # jemalloc's mallocx, rallocx, xallocx, sdallocx, d
 		"api_jemalloc -v: jemalloc's free probed past its entry, as glibc's"
 }
 
-test_family_mimalloc_api() { # mimalloc's mi_malloc, mi_zalloc, the _aligned variants, mi_realloc_aligned, mi_free
-	family_test api_mimalloc mimalloc libmimalloc.so.2
+test_family_mimalloc_api() { # mimalloc's mi_malloc, mi_zalloc, the _aligned variants, mi_realloc_aligned, mi_free; each probed where it moved its arguments
+	TL_ARGS="-v" family_test api_mimalloc mimalloc libmimalloc.so.2
+	assert_grep "$T_DIR/live.err" '^tracelloc: mi_calloc_aligned probed at \+[0-9]+ \(an instruction the kernel emulates\), its size read from rdx, its count read from rsi$' \
+		"api_mimalloc -v: mi_calloc_aligned's arguments read where it moved them"
+	assert_eq "$(grep -cE '^tracelloc: (mi_zalloc|mi_malloc_aligned|mi_zalloc_aligned|mi_realloc_aligned) probed at \+[0-9]+ \(an instruction the kernel emulates\), its size read from (rsi|rdx)' "$T_DIR/live.err")" 4 \
+		"api_mimalloc -v: the others' sizes read where they went"
 	assert_no_grep "$T_DIR/live.out" "unknown frees: [1-9]" "api_mimalloc: each mi_free sent once"
 }
 

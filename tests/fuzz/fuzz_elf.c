@@ -179,11 +179,11 @@ static void fuzz_allocator_scan(int fd)
 		goto out;
 	elffacts__is_library(&scan, LIB_C);
 	for (j = 0; j < elffacts__ndefs; j++) {
-		uint64_t offset;
+		uint64_t offset, cookie = allocfns__cookie(elffacts__defs[j].fn);
 
 		if (!scan.vaddr[j] || elffacts__vaddr_to_offset(elf, scan.vaddr[j], &offset))
 			continue;
-		elffacts__entry_shift(fd, &elffacts__defs[j], offset, false);
+		elffacts__entry_shift(fd, offset, false, &cookie);
 	}
 out:
 	elf_end(elf);
