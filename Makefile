@@ -41,7 +41,7 @@ NOFP_CFLAGS := -O2 -g -fomit-frame-pointer -fno-optimize-sibling-calls -pthread
 TARGET_C := $(filter-out tests/targets/nolibc.c tests/targets/plugin.c tests/targets/nofp_plugin.c \
 	      tests/targets/swaplib.c tests/targets/api_%.c tests/targets/two_families.c \
 	      tests/targets/rjem_shim.c tests/targets/static_two.c tests/targets/named_apr.c \
-	      tests/targets/named_talloc.c,\
+	      tests/targets/named_talloc.c tests/targets/mixed_units.c tests/targets/mixed_units_gcc.c,\
 	      $(wildcard tests/targets/*.c))
 TARGET_CXX := $(filter-out tests/targets/family_cxx.cpp,$(wildcard tests/targets/*.cpp))
 # allocator families whose Debian library replaces malloc: tests/targets/
@@ -65,7 +65,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/static_two.c),$(OUT)/tests/static_two_musl $(OUT)/tests/static_two_glibc) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so) \
 		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr) \
-		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc)
+		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc) \
+		$(if $(wildcard tests/targets/mixed_units.c),$(OUT)/tests/mixed_units)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind bench-tools longrun browser-test lint fuzz install uninstall \
@@ -224,6 +225,15 @@ $(OUT)/tests/%_v0: tests/targets/%.rs | $(OUT)/tests
 # a code segment of its own past the .bss, 16 MiB from the start (see farcode.c)
 $(OUT)/tests/farcode: tests/targets/farcode.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -Wl,--section-start=.farcode=0x1000000 -o $@ $<
+
+# units of two compilers: clang's without .debug_aranges inside the ranges
+# of gcc's with them (see mixed_units.c)
+$(OUT)/tests/mixed_units: tests/targets/mixed_units.c tests/targets/mixed_units_gcc.c \
+			  tests/targets/ledger.h | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -c -o $@.gcc.o tests/targets/mixed_units_gcc.c
+	clang $(TARGET_CFLAGS) -Wno-unknown-attributes -c -o $@.clang.o tests/targets/mixed_units.c
+	$(CC) $(TARGET_CFLAGS) -o $@ $@.clang.o $@.gcc.o
+	rm -f $@.gcc.o $@.clang.o
 
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests

@@ -27,6 +27,10 @@ struct cu_funcs {
 struct fnindex {
 	/* CU offset + 1 -> struct cu_funcs *: its functions by address */
 	struct table *cu_funcs;
+	/* every unit's ranges, the die their unit's (see unit_of); read at
+	 * the first address libdwfl has no unit for */
+	struct cu_funcs *units;
+	bool units_read;
 };
 
 struct fnindex *fnindex__new(void)
@@ -44,6 +48,7 @@ void fnindex__destroy(struct fnindex *x)
 	while (x->cu_funcs && (v = table__next(x->cu_funcs, &pos, NULL)))
 		free(*v);
 	table__destroy(x->cu_funcs);
+	free(x->units);
 	free(x);
 }
 
@@ -276,22 +281,98 @@ static int scopes_at(struct fnindex *x, Dwfl_Module *mod, Dwarf_Die *cudie, Dwar
 	return dwarf_getscopes_die(&subroutine, scopes);
 }
 
+/* every unit of dwarf with its ranges, sorted by address; NULL when out of
+ * memory */
+static struct cu_funcs *all_units(Dwarf *dwarf)
+{
+	struct fn_list l = {};
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	Dwarf_Half version;
+	uint8_t type;
+	struct cu_funcs *units;
+
+	while (dwarf_get_units(dwarf, cu, &cu, &version, &type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, start, end;
+		ptrdiff_t off = 0;
+
+		if (type != DW_UT_compile && type != DW_UT_partial)
+			continue;
+		while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
+			if (l.n == l.cap) {
+				size_t cap = l.cap ? 2 * l.cap : 64;
+				struct fn_range *grown = realloc(l.v, cap * sizeof(*grown));
+
+				if (!grown) {
+					free(l.v);
+					return NULL;
+				}
+				l.v = grown;
+				l.cap = cap;
+			}
+			l.v[l.n++] = (struct fn_range){ start, end, dwarf_dieoffset(&cudie) };
+		}
+	}
+	units = malloc(sizeof(*units) + l.n * sizeof(units->ranges[0]));
+	if (units) {
+		units->n = l.n;
+		if (l.n)
+			memcpy(units->ranges, l.v, l.n * sizeof(l.v[0]));
+		qsort(units->ranges, units->n, sizeof(units->ranges[0]), by_low);
+	}
+	free(l.v);
+	return units;
+}
+
+/*
+ * The unit that holds addr (mod's address), in *mem or libdwfl's; NULL for
+ * none. libdwfl looks units up in .debug_aranges alone, and takes the
+ * arange that starts last below an address for one that holds it. Go's
+ * linker and clang write no aranges for their units, gcc does for its own:
+ * a cgo program's Go frames took the file and last line of a gcc unit
+ * below them, and a clang unit beside gcc's had no lines. An answer that
+ * does not hold addr is checked against every unit's own ranges.
+ */
+static Dwarf_Die *unit_of(struct fnindex *x, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias,
+			  Dwarf_Die *mem)
+{
+	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, bias);
+	Dwarf_Addr base, start, end;
+	Dwarf *dwarf;
+	size_t at;
+
+	if (cudie && dwarf_haspc(cudie, addr - *bias) > 0)
+		return cudie;
+	dwarf = dwfl_module_getdwarf(mod, bias);
+	if (x && dwarf && !x->units_read) {
+		x->units = all_units(dwarf);
+		x->units_read = true;
+	}
+	at = x && x->units ? range_holding(x->units, addr - *bias) : 0;
+	if (at && dwarf_offdie(dwarf, x->units->ranges[at - 1].die, mem))
+		return mem;
+	/* a unit that says nothing of its ranges: its arange is all there is */
+	if (cudie && dwarf_ranges(cudie, 0, &base, &start, &end) <= 0)
+		return cudie;
+	return NULL;
+}
+
 int scopes__frames(struct fnindex *x, Dwfl_Module *mod, Dwarf_Addr addr, struct sym_frame *frames,
 		   int max, const struct scope_namer *namer)
 {
-	Dwarf_Die *cudie, *scopes = NULL;
+	Dwarf_Die *cudie, *scopes = NULL, unit;
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr bias = 0;
 	int nscopes, n = 0, i, line = 0;
 	const char *file = NULL;
-	Dwfl_Line *lineinfo;
+	Dwarf_Line *lineinfo;
 
-	cudie = dwfl_module_addrdie(mod, addr, &bias);
+	cudie = unit_of(x, mod, addr, &bias, &unit);
 	if (!cudie)
 		return 0;
-	lineinfo = dwfl_module_getsrc(mod, addr);
-	if (lineinfo)
-		file = dwfl_lineinfo(lineinfo, NULL, &line, NULL, NULL, NULL);
+	lineinfo = dwarf_getsrc_die(cudie, addr - bias);
+	if (lineinfo && (file = dwarf_linesrc(lineinfo, NULL, NULL)))
+		dwarf_lineno(lineinfo, &line);
 	nscopes = scopes_at(x, mod, cudie, addr, bias, &scopes);
 	if (nscopes > 0)
 		dwarf_getsrcfiles(cudie, &files, NULL);

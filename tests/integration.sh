@@ -520,6 +520,25 @@ test_far_code_segment() { # a code segment of its own past the .bss (the hot tex
 	assert_grep "$T_DIR/f.fg" '^_start;.*;main;far_caller;site_far 777$' "farcode: the stack named whole, to _start"
 }
 
+test_mixed_units() { # units of two compilers (clang's without .debug_aranges, inside a gcc unit's ranges): each frame has its own file and line
+	need_target mixed_units || return
+	TL_ENV=(TL_EXPECT="$T_DIR/m.exp")
+	tl_run m -i 0 -t 5 -f "$T_DIR/m.fg" -- "$TB/mixed_units"
+	check_normal_end m '^target exited with status 0$' "mixed_units" || return
+	check_expect_file "$T_DIR/m.exp" "mixed_units" || return
+	check_ledger "$T_DIR/m.exp" "$T_DIR/m.fg" live "mixed_units"
+	local src=tests/targets/mixed_units.c fn line
+	for fn in site_clang clang_caller; do
+		line=$(grep -n "LINE: $fn\b" "$src" | cut -d: -f1)
+		assert_grep "$T_DIR/m.out" " $fn\+0x[0-9a-f]+ \(mixed_units\) .*$src:$line\$" \
+			"mixed_units: $fn at its line of the clang unit"
+	done
+	assert_grep "$T_DIR/m.out" ' gcc_last\+0x[0-9a-f]+ \(mixed_units\) .*mixed_units_gcc\.c:[0-9]+$' \
+		"mixed_units: the gcc unit's frame at its own file"
+	assert_no_grep "$T_DIR/m.out" ' (site_clang|clang_caller|main)\+0x[0-9a-f]+ \(mixed_units\)( .*mixed_units_gcc\.c.*)?$' \
+		"mixed_units: no clang frame without a line, or at the gcc unit's"
+}
+
 test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
 	local how whole cut
