@@ -66,7 +66,8 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/swaplib.c),$(OUT)/tests/libswapa.so $(OUT)/tests/libswapb.so) \
 		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr) \
 		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc) \
-		$(if $(wildcard tests/targets/mixed_units.c),$(OUT)/tests/mixed_units)
+		$(if $(wildcard tests/targets/mixed_units.c),$(OUT)/tests/mixed_units) \
+		$(if $(wildcard tests/targets/cgo_stacks.go),$(OUT)/tests/cgo_stacks)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind bench-tools longrun browser-test lint fuzz install uninstall \
@@ -234,6 +235,12 @@ $(OUT)/tests/mixed_units: tests/targets/mixed_units.c tests/targets/mixed_units_
 	clang $(TARGET_CFLAGS) -Wno-unknown-attributes -c -o $@.clang.o tests/targets/mixed_units.c
 	$(CC) $(TARGET_CFLAGS) -o $@ $@.clang.o $@.gcc.o
 	rm -f $@.gcc.o $@.clang.o
+
+# C called from Go through cgo: Go's runtime switches stacks (see cgo_stacks.go);
+# Debian's golang-go, its build cache in the output tree
+$(OUT)/tests/cgo_stacks: tests/targets/cgo_stacks.go | $(OUT)/tests
+	$(if $(shell command -v go 2>/dev/null),,$(error go not found (needed for $@): make deps installs golang-go))
+	GOCACHE=$(abspath $(OUT))/go-cache CGO_ENABLED=1 go build -o $@ $<
 
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests

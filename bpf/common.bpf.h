@@ -161,6 +161,9 @@ struct call_state {
 		__u32 exact;		/* unwinding: pc is where the frame resumes, not a return address */
 		__u64 pc;		/* unwinding: the frame's pc and rsp */
 		__u64 sp;
+		/* unwinding: a frame pointer read below the frame it was in, 0
+		 * as rbp (a chain grows up), kept for a stack switch of Go's */
+		__u64 fp_below;
 		__u32 version;		/* mods_version, read once per walk */
 		__u32 nmods;
 		__u32 slot;		/* the process's: its part of unwind_mods */

@@ -211,6 +211,7 @@ static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, 
 	s->walk.pc = pc;
 	s->walk.sp = sp;
 	s->walk.fp = fp;
+	s->walk.fp_below = 0;
 	s->walk.exact = exact;
 	return 0;
 }
@@ -219,22 +220,26 @@ static __always_inline long push_frame(struct call_state *s, __u32 n, __u64 pc, 
 #define FP_REACH (1ULL << 20)
 
 /* a frame with no table, by its frame pointer: its caller's rbp and return
- * address, where rbp is a frame of this stack (at or above sp, and near it).
- * A chain that stops here stops short: code with no table is never a
- * thread's outermost frame (the start code's tables say where that is), so
- * no rbp, a junk one or a zero return address is counted, not taken for the
- * end of the stack. */
-static __always_inline long fp_frame(struct call_state *s, __u32 n)
+ * address, where rbp is a frame of this stack (at or above sp, and near it;
+ * anywhere after a stack switch of Go's runtime). A chain that stops here
+ * stops short: code with no table is never a thread's outermost frame (the
+ * start code's tables say where that is), so no rbp, a junk one or a zero
+ * return address is counted, not taken for the end of the stack. */
+static __always_inline long fp_frame(struct call_state *s, __u32 n, bool switched)
 {
-	__u64 fp = s->walk.fp, sp = s->walk.sp, next, ret;
+	__u64 fp = switched && !s->walk.fp ? s->walk.fp_below : s->walk.fp, sp = s->walk.sp;
+	__u64 next, ret;
+	long done;
 
-	if (!fp || (fp & 7) || fp < sp || fp - sp >= FP_REACH || read_word(s, fp, &next) ||
-	    read_word(s, fp + 8, &ret) || !ret)
+	if (!fp || (fp & 7) || (!switched && (fp < sp || fp - sp >= FP_REACH)) ||
+	    read_word(s, fp, &next) || read_word(s, fp + 8, &ret) || !ret)
 		return cut(COUNTER_CUT_NO_TABLE);
-	/* a frame pointer chain grows toward higher addresses */
+	/* a frame pointer chain grows toward higher addresses; Go's goroutine
+	 * stacks lie below the threads' own */
+	done = push_frame(s, n, ret, fp + 16, next > fp ? next : 0, 0);
 	if (next <= fp)
-		next = 0;
-	return push_frame(s, n, ret, fp + 16, next, 0);
+		s->walk.fp_below = next;
+	return done;
 }
 
 static long vma_has_file(struct task_struct *task, struct vm_area_struct *vma, bool *file)
@@ -318,12 +323,12 @@ static __always_inline long unwind_step(struct call_state *s)
 		m = find_module(s, look);
 		if (!m) {
 			if (unwind_mode == UNWIND_MODE_AUTO && !in_file_mapping(look))
-				return fp_frame(s, n);
+				return fp_frame(s, n, false);
 			return cut(COUNTER_CUT_NO_TABLE);
 		}
 		if (!m->nrows) {
 			if (m->first_row == UNWIND_NO_CFI && unwind_mode == UNWIND_MODE_AUTO)
-				return fp_frame(s, n);
+				return fp_frame(s, n, false);
 			return cut(COUNTER_CUT_NO_TABLE);
 		}
 		row = find_row(m, look - m->bias);
@@ -359,13 +364,18 @@ static __always_inline long unwind_step(struct call_state *s)
 		return push_frame(s, n, ra, cfa, rbp, 1);
 	case UNWIND_CFA_OUTERMOST:
 		return 1;
+	case UNWIND_CFA_SWITCH:
+		/* Go's runtime (src/unwind.c): the goroutine's frames, by rbp */
+		if (unwind_mode == UNWIND_MODE_AUTO)
+			return fp_frame(s, n, true);
+		return cut(COUNTER_CUT_NO_TABLE);
 	case UNWIND_CFA_GAP:
 		/* code with no CFI in an object whose tables were read: V8's
 		 * embedded builtins in node are, and keep frame pointers as JIT
 		 * code does; ld.so's entry code is the outermost */
 		if (unwind_mode == UNWIND_MODE_AUTO &&
 		    !(look >= proc->loader_start && look < proc->loader_end))
-			return fp_frame(s, n);
+			return fp_frame(s, n, false);
 		return no_table(proc, look);
 	default:
 		return cut(COUNTER_CUT_RULE);
@@ -467,6 +477,7 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 
 	s->event.stack[0] = ip;
 	s->walk.fp = fp;
+	s->walk.fp_below = 0;
 	s->walk.base = 0;
 	s->walk.valid = 0;
 	s->walk.n = 1;

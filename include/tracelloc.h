@@ -328,6 +328,9 @@ enum unwind_cfa {
 	UNWIND_CFA_SIGNAL,
 	UNWIND_CFA_OUTERMOST,	/* no return address (_start, a new thread): the stack ends */
 	UNWIND_CFA_UNKNOWN,	/* a rule not followed here: the stack ends */
+	/* a stack switch of Go's runtime (asmcgocall, systemstack): the
+	 * frames above are the goroutine's, by rbp, on another stack */
+	UNWIND_CFA_SWITCH,
 };
 
 enum unwind_rbp {

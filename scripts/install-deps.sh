@@ -27,6 +27,9 @@ PKGS="$PKGS python3"
 PKGS="$PKGS groff-base"
 # --tui, and its test through tmux
 PKGS="$PKGS libncurses-dev tmux"
+# a cgo test target (Go's runtime switches stacks under C code), and the
+# pprof test's `go tool pprof`
+PKGS="$PKGS golang-go"
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then

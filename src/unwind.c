@@ -104,6 +104,7 @@ const char *unwind__cfa_kind_name(unsigned int kind)
 		[UNWIND_CFA_SIGNAL] = "signal",
 		[UNWIND_CFA_OUTERMOST] = "outermost",
 		[UNWIND_CFA_UNKNOWN] = "unknown",
+		[UNWIND_CFA_SWITCH] = "switch",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
@@ -904,8 +905,9 @@ static size_t read_code(Elf *elf, int fd, uint64_t vaddr, uint8_t *buf, size_t s
 	return 0;
 }
 
-/* a row at pc and a GAP after it, where the table has a GAP (or nothing) */
-static int insert_row(struct unwind_table *t, const struct unwind_row *row)
+/* a row from its pc up to end, and a GAP from there, where the table has
+ * a GAP (or nothing) all along */
+static int insert_row_until(struct unwind_table *t, const struct unwind_row *row, uint64_t end)
 {
 	size_t i = 0, add, lo = 0, hi = t->nrows;
 	struct unwind_row *rows;
@@ -919,9 +921,9 @@ static int insert_row(struct unwind_table *t, const struct unwind_row *row)
 			hi = mid;
 	}
 	i = lo;
-	if (i && t->rows[i - 1].cfa_kind != UNWIND_CFA_GAP)
-		return 0;	/* CFI covers it */
-	add = i < t->nrows && t->rows[i].pc == row->pc + 1 ? 1 : 2;
+	if ((i && t->rows[i - 1].cfa_kind != UNWIND_CFA_GAP) || (i < t->nrows && t->rows[i].pc < end))
+		return 0;	/* CFI covers it, or part of it */
+	add = i < t->nrows && t->rows[i].pc == end ? 1 : 2;
 	rows = realloc(t->rows, (t->nrows + add) * sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
@@ -930,9 +932,15 @@ static int insert_row(struct unwind_table *t, const struct unwind_row *row)
 	memmove(&rows[i + add], &rows[i], (t->nrows - i) * sizeof(*rows));
 	rows[i] = *row;
 	if (add == 2)
-		rows[i + 1] = (struct unwind_row){ .pc = row->pc + 1, .cfa_kind = UNWIND_CFA_GAP };
+		rows[i + 1] = (struct unwind_row){ .pc = (uint32_t)end, .cfa_kind = UNWIND_CFA_GAP };
 	t->nrows += add;
 	return 0;
+}
+
+/* a row at pc alone */
+static int insert_row(struct unwind_table *t, const struct unwind_row *row)
+{
+	return insert_row_until(t, row, (uint64_t)row->pc + 1);
 }
 
 static int add_wrapper_row(struct unwind_table *t, Elf *elf, int fd, uint64_t vaddr)
@@ -956,10 +964,67 @@ static int add_wrapper_row(struct unwind_table *t, Elf *elf, int fd, uint64_t va
 	return insert_row(t, &row);
 }
 
-static int add_wrapper_rows(struct unwind_table *t, Elf *elf, int fd)
+/*
+ * Go's runtime switches stacks in assembly with no CFI (Go writes
+ * .debug_frame, and a cgo program's .eh_frame covers its C code alone), so
+ * its frames are walked by their frame pointers. Some say more. A C
+ * function called through asmcgocall (cgo), or a function systemstack runs,
+ * is on the thread's own stack, and the goroutine's frames above it are on
+ * another, by rbp: the walk's reach from sp does not hold there (the
+ * goroutine's frame that called the switch is not in the rbp chain, and is
+ * not shown). A goroutine's first function returns into goexit, a thread's
+ * into mstart or rt0_go, and mcall's function runs the scheduler on the
+ * thread's stack: each stack ends there, not cut short.
+ */
+static const struct {
+	const char *name;
+	enum unwind_cfa kind;
+} go_runtime_fns[] = {
+	{ "runtime.asmcgocall.abi0", UNWIND_CFA_SWITCH },
+	{ "runtime.asmcgocall", UNWIND_CFA_SWITCH },
+	{ "runtime.systemstack.abi0", UNWIND_CFA_SWITCH },
+	{ "runtime.systemstack", UNWIND_CFA_SWITCH },
+	{ "runtime.goexit.abi0", UNWIND_CFA_OUTERMOST },
+	{ "runtime.goexit", UNWIND_CFA_OUTERMOST },
+	{ "runtime.mstart.abi0", UNWIND_CFA_OUTERMOST },
+	{ "runtime.mstart", UNWIND_CFA_OUTERMOST },
+	{ "runtime.rt0_go.abi0", UNWIND_CFA_OUTERMOST },
+	{ "runtime.rt0_go", UNWIND_CFA_OUTERMOST },
+	{ "runtime.mcall", UNWIND_CFA_OUTERMOST },
+};
+
+/* rows for the function sym names, if it is one of those above */
+static int add_symbol_rows(struct unwind_table *t, Elf *elf, int fd, const char *name,
+			   const GElf_Sym *sym)
+{
+	size_t j;
+	int err;
+
+	for (j = 0; j < sizeof(syscall_wrappers) / sizeof(syscall_wrappers[0]); j++) {
+		if (strcmp(name, syscall_wrappers[j]))
+			continue;
+		err = add_wrapper_row(t, elf, fd, sym->st_value);
+		if (err)
+			return err;
+	}
+	for (j = 0; j < sizeof(go_runtime_fns) / sizeof(go_runtime_fns[0]); j++) {
+		if (strcmp(name, go_runtime_fns[j].name) || !sym->st_size ||
+		    sym->st_value + sym->st_size >= ROW_PC_LIMIT)
+			continue;
+		err = insert_row_until(t, &(struct unwind_row){ .pc = (uint32_t)sym->st_value,
+							      .cfa_kind = go_runtime_fns[j].kind },
+				       sym->st_value + sym->st_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* rows the CFI does not give, for functions known by name */
+static int add_symbol_rows_all(struct unwind_table *t, Elf *elf, int fd)
 {
 	Elf_Scn *scn = NULL;
-	size_t i, j, n;
+	size_t i, n;
 	int err;
 
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -978,13 +1043,9 @@ static int add_wrapper_rows(struct unwind_table *t, Elf *elf, int fd)
 			    !sym.st_value || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 				continue;
 			name = elf_strptr(elf, sh->sh_link, sym.st_name);
-			for (j = 0; name && j < sizeof(syscall_wrappers) / sizeof(syscall_wrappers[0]); j++) {
-				if (strcmp(name, syscall_wrappers[j]))
-					continue;
-				err = add_wrapper_row(t, elf, fd, sym.st_value);
-				if (err)
-					return err;
-			}
+			err = name ? add_symbol_rows(t, elf, fd, name, &sym) : 0;
+			if (err)
+				return err;
 		}
 	}
 	return 0;
@@ -1028,7 +1089,7 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	if (err)
 		goto cleanup;
 	merge_rows(b.table);
-	err = add_wrapper_rows(b.table, elf, fd);
+	err = add_symbol_rows_all(b.table, elf, fd);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < b.table->nrows; i++)

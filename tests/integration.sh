@@ -539,6 +539,22 @@ test_mixed_units() { # units of two compilers (clang's without .debug_aranges, i
 		"mixed_units: no clang frame without a line, or at the gcc unit's"
 }
 
+test_cgo_stacks() { # C's malloc called from Go through cgo (the runtime's asmcgocall switches stacks, with no CFI): stacks whole, from the C function to runtime.goexit, exact
+	need_target cgo_stacks || return
+	local m fg fn='main\._Cfunc_site_cgo(\.abi0)?;runtime\.asmcgocall(\.abi0)?;_cgo_[0-9a-f]+_Cfunc_site_cgo;site_cgo'
+	for m in live count; do
+		tl_run "$m" -i 0 -t 0 -m "$m" -f "$T_DIR/$m.fg" -- "$TB/cgo_stacks"
+		check_normal_end "$m" '^target exited with status 0$' "cgo_stacks -m $m" || return
+	done
+	assert_grep "$T_DIR/live.fg" "^runtime\.goexit(\.abi0)?;runtime\.main;main\.main;main\.grow;$fn 300000\$" \
+		"cgo_stacks: the main goroutine's kept blocks, whole"
+	assert_grep "$T_DIR/live.fg" "^runtime\.goexit(\.abi0)?;main\.main\.func1;$fn 32000\$" \
+		"cgo_stacks: the other goroutine's kept blocks, whole"
+	assert_grep "$T_DIR/count.fg" "^runtime\.goexit(\.abi0)?;main\.main\.func1;$fn 1000\$" \
+		"cgo_stacks: the other goroutine's calls, whole"
+	assert_eq "$(grep -c 'site_cgo ' "$T_DIR/count.fg")" 2 "cgo_stacks: two stacks of site_cgo, none cut short"
+}
+
 test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
 	local how whole cut

@@ -56,7 +56,7 @@ static const char lib_source[] =
 static char work_dir[] = "/tmp/tracelloc-unwind.XXXXXX";
 static const char *const built[] = {
 	"lib.c", "lib.so", "debugframe.so", "stripped.so", "stripped.debug", "nocfi.so",
-	"corrupt.so", "notelf",
+	"corrupt.so", "notelf", "gort.c", "gort.so",
 };
 static int built_status = -1;
 
@@ -626,5 +626,54 @@ TEST(unwind_corrupt_fde_loses_its_function)
 	ASSERT_EQ(rows_of(t, realign, realign_size, UNWIND_CFA_UNKNOWN), 1, "realign's rows");
 	ASSERT_EQ(unwind__find(t, plain)->cfa_kind, UNWIND_CFA_RSP, "plain's entry");
 	ASSERT_GT(rows_of(t, plain, plain_size, UNWIND_CFA_RSP), 1, "plain's rows");
+	unwind__destroy(t);
+}
+
+/* a library with functions named as Go's runtime names its stack switches
+ * and outermost frames, in assembly without CFI (as Go writes them), and
+ * one with CFI under such a name */
+static const char gort_source[] =
+	"#define FN(name, body) __asm__(\".globl \" name \"\\n.type \" name \", @function\\n\" "
+	"name \":\\n\" body \"\\n.size \" name \", .-\" name \"\\n\")\n"
+	"FN(\"runtime.asmcgocall.abi0\", \"nop\\nnop\\ncall *%rax\\nret\");\n"
+	"FN(\"runtime.goexit.abi0\", \"nop\\ncall plain\\nret\");\n"
+	"FN(\"runtime.goexit1\", \"nop\\nret\");\n"
+	"int plain(int n) { return n + 1; }\n"
+	"int mcall(int n) __asm__(\"runtime.mcall\");\n"
+	"int mcall(int n) { return plain(n) * 2; }\n";
+
+TEST(unwind_go_runtime_switches_and_ends)
+{
+	uint64_t size, start;
+	struct unwind_table *t;
+	char cmd[512];
+	FILE *f;
+
+	ASSERT_OK(build_libs(), "compile the test libraries in %s", work_dir);
+	f = fopen(work_path("gort.c"), "w");
+	ASSERT_TRUE(f, "write gort.c");
+	fputs(gort_source, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && cc -O1 -shared -fPIC -o gort.so gort.c", work_dir);
+	ASSERT_OK(system(cmd), "compile gort.so");
+	ASSERT_OK(build_table(work_path("gort.so"), NULL, &t), "build gort.so");
+
+	start = symbol_value(work_path("gort.so"), "runtime.asmcgocall.abi0", &size);
+	ASSERT_TRUE(start && size, "runtime.asmcgocall.abi0 in gort.so");
+	ASSERT_EQ(unwind__find(t, start)->cfa_kind, UNWIND_CFA_SWITCH, "asmcgocall's entry");
+	ASSERT_EQ(unwind__find(t, start + size - 1)->cfa_kind, UNWIND_CFA_SWITCH,
+		  "asmcgocall's last byte");
+	ASSERT_NEQ(unwind__find(t, start + size)->cfa_kind, UNWIND_CFA_SWITCH, "past asmcgocall");
+	start = symbol_value(work_path("gort.so"), "runtime.goexit.abi0", &size);
+	ASSERT_TRUE(start && size, "runtime.goexit.abi0 in gort.so");
+	ASSERT_EQ(unwind__find(t, start + 1)->cfa_kind, UNWIND_CFA_OUTERMOST,
+		  "a goroutine's first function returns into goexit: the stack ends");
+	start = symbol_value(work_path("gort.so"), "runtime.goexit1", &size);
+	ASSERT_TRUE(start && size, "runtime.goexit1 in gort.so");
+	ASSERT_EQ(unwind__find(t, start)->cfa_kind, UNWIND_CFA_GAP, "goexit1 is no goexit");
+	/* CFI says how to leave a function: its name changes nothing */
+	start = symbol_value(work_path("gort.so"), "runtime.mcall", &size);
+	ASSERT_TRUE(start && size, "runtime.mcall in gort.so");
+	ASSERT_EQ(unwind__find(t, start)->cfa_kind, UNWIND_CFA_RSP, "mcall with CFI");
 	unwind__destroy(t);
 }
