@@ -38,7 +38,7 @@ static int parse_args(struct named_fn *f, const char *args, char *err, size_t er
 		[NAMED_POOL_CREATE] = "",
 	};
 	static const char *const takes[] = {
-		[NAMED_ALLOC] = "size and pool", [NAMED_REALLOC] = "ptr and size",
+		[NAMED_ALLOC] = "size, count and pool", [NAMED_REALLOC] = "ptr, size and count",
 		[NAMED_FREE] = "ptr", [NAMED_POOL_DESTROY] = "pool",
 		[NAMED_POOL_CREATE] = "no key",
 	};
@@ -59,6 +59,8 @@ static int parse_args(struct named_fn *f, const char *args, char *err, size_t er
 		klen = eq - p;
 		if (klen == 4 && !strncmp(p, "size", 4) && f->kind <= NAMED_REALLOC)
 			slot = &f->size_arg;
+		else if (klen == 5 && !strncmp(p, "count", 5) && f->kind <= NAMED_REALLOC)
+			slot = &f->count_arg;
 		else if (klen == 3 && !strncmp(p, "ptr", 3) &&
 			 (f->kind == NAMED_REALLOC || f->kind == NAMED_FREE))
 			slot = &f->ptr_arg;
@@ -88,7 +90,9 @@ static int parse_args(struct named_fn *f, const char *args, char *err, size_t er
 		snprintf(err, errlen, "%s needs %s", options[f->kind], needs[f->kind]);
 		return -EINVAL;
 	}
-	if ((f->size_arg && f->size_arg == f->ptr_arg) || (f->size_arg && f->size_arg == f->pool_arg)) {
+	if ((f->size_arg && (f->size_arg == f->ptr_arg || f->size_arg == f->pool_arg ||
+			     f->size_arg == f->count_arg)) ||
+	    (f->count_arg && (f->count_arg == f->ptr_arg || f->count_arg == f->pool_arg))) {
 		snprintf(err, errlen, "two keys name the same argument");
 		return -EINVAL;
 	}
@@ -177,7 +181,7 @@ uint64_t named__cookie(const struct named_fns *n, size_t i)
 	case NAMED_POOL_CREATE:
 		return FN_POOL_CREATE | (uint64_t)i << 24;
 	default:
-		return MAKE_COOKIE((uint64_t)FN_NAMED, f->size_arg, 0, f->ptr_arg, RET_BLOCK,
+		return MAKE_COOKIE((uint64_t)FN_NAMED, f->size_arg, f->count_arg, f->ptr_arg, RET_BLOCK,
 				   f->kind == NAMED_REALLOC) |
 		       (uint64_t)f->pool_arg << 20 | (uint64_t)i << 24;
 	}

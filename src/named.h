@@ -28,6 +28,7 @@ struct named_fn {
 	char *symbol;
 	char *spec;		/* as given, for messages */
 	uint8_t size_arg;	/* 1-6; 0: none */
+	uint8_t count_arg;	/* the size is count * size (a calloc) */
 	uint8_t ptr_arg;
 	uint8_t pool_arg;
 };

@@ -771,14 +771,14 @@ test_leak_check_families() { # tests/targets/lost.c under jemalloc, tcmalloc, mi
 	done
 }
 
-POOL_SPECS="--alloc-fn pool_alloc:size=arg2,pool=arg1 --realloc-fn pool_realloc:ptr=arg2,size=arg4 --free-fn pool_free:ptr=arg2"
+POOL_SPECS="--alloc-fn pool_alloc:size=arg2,pool=arg1 --alloc-fn pool_calloc:count=arg2,size=arg3,pool=arg1 --realloc-fn pool_realloc:ptr=arg2,size=arg4 --free-fn pool_free:ptr=arg2"
 
 # named_own FILE: "BYTES PIECES" of the summary's line on the named allocators' own memory
 named_own() {
 	sed -nE "s/^    held by named allocators' own memory: ([0-9]+) bytes \(.*\) in ([0-9]+) pieces?$/\1 \2/p" "$1"
 }
 
-test_named_pool() { # --alloc-fn, --realloc-fn, --free-fn, --pool-destroy-fn on a pool allocator of the program's: each caller's blocks exact (kept, freed, grown, destroyed with their pool, a block where its slab starts), the slabs apart as the pools' own memory; the same with the pool's destruction seen only as its slabs' free, and by LIB:NAME
+test_named_pool() { # --alloc-fn (count= too), --realloc-fn, --free-fn, --pool-destroy-fn on a pool allocator of the program's: each caller's blocks exact (kept, freed, grown, zeroed by count, destroyed with their pool, a block where its slab starts), the slabs apart as the pools' own memory; the same with the pool's destruction seen only as its slabs' free, and by LIB:NAME
 	local m own
 	# shellcheck disable=SC2086 # the specs have no spaces
 	METRICS="live count" TL_ARGS="$POOL_SPECS --pool-destroy-fn pool_destroy:pool=arg1" ledger_test pooled
@@ -801,7 +801,7 @@ test_named_pool_attach() { # the program's own allocator under -p: the same bloc
 	tpid=$TGT_PID
 	# shellcheck disable=SC2086 # the specs have no spaces
 	tl_bg np -v -i 0 -t 0 -m live -f "$T_DIR/np.fg" -p "$tpid" $POOL_SPECS --pool-destroy-fn pool_destroy:pool=arg1
-	wait_for_grep "$T_DIR/np.err" '^tracelloc: attached to pid [0-9]+: named in pooled \(4 functions\)' 20 "$TL_PID" ||
+	wait_for_grep "$T_DIR/np.err" '^tracelloc: attached to pid [0-9]+: named in pooled \(5 functions\)' 20 "$TL_PID" ||
 		{ fail "-p: not attached"; show "$T_DIR/np.err"; return; }
 	kill -USR1 "$tpid"
 	wait_pid "$TL_PID" 30 || { fail "-p: tracelloc did not end with its target"; return; }

@@ -3,11 +3,13 @@
  * A program with an allocator of its own: pools that carve blocks out of
  * slabs they take from malloc (4 KiB each, a block bigger than that gets
  * a slab of its own; the first block of a slab is at its very start, where
- * the slab is). The harness names pool_alloc, pool_realloc, pool_free and
- * pool_destroy (--alloc-fn and the rest). Per caller:
+ * the slab is). The harness names pool_alloc, pool_calloc (count=, size=),
+ * pool_realloc, pool_free and pool_destroy (--alloc-fn and the rest). Per
+ * caller:
  *   site_keep     10 blocks of 100 bytes, kept
  *   site_free     10 blocks of 200 bytes, each given back by pool_free
  *   site_grow     a block of 50 bytes grown to 300 by pool_realloc, kept
+ *   site_zeroed   pool_calloc(6, 25): a block of 150 bytes, kept
  *   site_temp     20 blocks of 64 bytes in a pool then destroyed
  *   site_big      one block of 10000 bytes (a slab of its own), kept
  *   site_pool_new the pools themselves (malloc): the long-lived one kept
@@ -73,6 +75,15 @@ void *pool_realloc(struct pool *p, void *ptr, size_t old, size_t size)
 	return moved;
 }
 
+/* count blocks of size, zeroed, in one: as calloc */
+__attribute__((noinline, noipa, used, visibility("default")))
+void *pool_calloc(struct pool *p, size_t count, size_t size)
+{
+	void *b = pool_alloc(p, count * size);
+
+	return b ? memset(b, 0, count * size) : NULL;
+}
+
 __attribute__((noinline, noipa, used, visibility("default")))
 void pool_destroy(struct pool *p)
 {
@@ -83,7 +94,7 @@ void pool_destroy(struct pool *p)
 	free(p);
 }
 
-static void *g_keep[10], *g_grown, *g_big;
+static void *g_keep[10], *g_grown, *g_big, *g_zeroed;
 static struct pool *g_pool;
 
 SITE struct pool *site_pool_new(void)
@@ -98,6 +109,7 @@ SITE void *site_keep(struct pool *p, size_t n) { return pool_alloc(p, n); }
 SITE void *site_free(struct pool *p, size_t n) { return pool_alloc(p, n); }
 SITE void *site_temp(struct pool *p, size_t n) { return pool_alloc(p, n); }
 SITE void *site_big(struct pool *p, size_t n) { return pool_alloc(p, n); }
+SITE void *site_zeroed(struct pool *p) { return pool_calloc(p, 6, 25); }
 
 SITE void *site_grow(struct pool *p)
 {
@@ -145,6 +157,8 @@ int main(void)
 		lg_free("site_free", 200);
 	}
 	g_grown = site_grow(g_pool);
+	g_zeroed = site_zeroed(g_pool);
+	lg_alloc("site_zeroed", 150);
 	temp = site_pool_new();
 	for (i = 0; i < 20; i++) {
 		memset(site_temp(temp, 64), 3, 64);
@@ -159,11 +173,12 @@ int main(void)
 	/* what the pool holds beside the live blocks: its slabs less those */
 	for (i = 0; i < g_pool->nslabs; i++)
 		own += g_pool->sizes[i];
-	own -= 10 * 100 + 300 + 10000;
+	own -= 10 * 100 + 300 + 150 + 10000;
 	lg_extra_line("own-bytes %zu", own);
 	lg_extra_line("own-count %d", g_pool->nslabs);
 	lg_sink = g_keep[0];
 	lg_sink = g_grown;
+	lg_sink = g_zeroed;
 	lg_sink = g_big;
 	return lg_write();
 }

@@ -23,7 +23,9 @@ TEST(named_specs_parsed)
 	ASSERT_OK(named__add(&n, NAMED_FREE, "my_free:ptr=arg2", err, sizeof(err)), "free");
 	ASSERT_OK(named__add(&n, NAMED_POOL_CREATE, "libx:pool_new", err, sizeof(err)),
 		  "a pool's creation: no key");
-	ASSERT_EQ(n.count, 4, "four functions");
+	ASSERT_OK(named__add(&n, NAMED_ALLOC, "PyObject_Calloc:count=arg1,size=arg2", err,
+			     sizeof(err)), "a calloc");
+	ASSERT_EQ(n.count, 5, "five functions");
 	ASSERT_NULL(n.fn[0].lib, "no library: any object");
 	ASSERT_STREQ(n.fn[0].symbol, "pool_alloc", "the symbol");
 	ASSERT_STREQ(n.fn[1].lib, "libapr-1", "the library");
@@ -43,6 +45,10 @@ TEST(named_specs_parsed)
 	ASSERT_EQ(COOKIE_FN(c), FN_NAMED_FREE, "a named free");
 	ASSERT_EQ(COOKIE_PTR_ARG(c), 2, "its block second");
 	ASSERT_EQ(COOKIE_FN(named__cookie(&n, 3)), FN_POOL_CREATE, "a pool's creation");
+	c = named__cookie(&n, 4);
+	ASSERT_EQ(COOKIE_COUNT_ARG(c), 1, "calloc: the count first");
+	ASSERT_EQ(COOKIE_SIZE_ARG(c), 2, "the size second");
+	ASSERT_EQ(COOKIE_COUNT_ARG(named__cookie(&n, 0)), 0, "no count: the size alone");
 	ASSERT_STREQ(allocfns__name(FN_NAMED | 1 << 8), "my_realloc", "the views name it");
 	named__free(&n);
 	ASSERT_EQ(n.count, 0, "freed");
@@ -59,7 +65,9 @@ TEST(named_bad_specs_refused)
 		{ NAMED_ALLOC, "f:size=arg1,pool=arg1" }, { NAMED_ALLOC, "f:size" },
 		{ NAMED_REALLOC, "f:ptr=arg1" }, { NAMED_FREE, "f:size=arg1" },
 		{ NAMED_POOL_DESTROY, "f:ptr=arg1" }, { NAMED_POOL_CREATE, "f:pool=arg1" },
-		{ NAMED_FREE, "lib:" },
+		{ NAMED_FREE, "lib:" }, { NAMED_ALLOC, "f:size=arg1,count=arg1" },
+		{ NAMED_ALLOC, "f:size=arg2,count=arg1,pool=arg1" }, { NAMED_FREE, "f:ptr=arg1,count=arg2" },
+		{ NAMED_ALLOC, "f:count=arg1" },
 	};
 	struct named_fns n = { 0 };
 	char err[160];
