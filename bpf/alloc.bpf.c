@@ -91,8 +91,12 @@ static __always_inline void leave_under_named(struct pt_regs *ctx, struct call_s
 		return;
 	if (!addr || s->in_size == ~0ULL)
 		return;
+	/* a named realloc that reallocs the block's own memory moves the
+	 * block itself, in its own record (which comes after this one) */
 	if (s->in_moves && s->in_ptr_arg)
-		send_ptr_event(EVENT_SLAB_FREE, who, s->in_ptr_arg);
+		send_ptr_event(s->moves && s->in_ptr_arg == s->ptr_arg ? EVENT_SLAB_MOVED
+									: EVENT_SLAB_FREE,
+			       who, s->in_ptr_arg);
 	send_range(EVENT_SLAB, who, addr, s->in_size);
 }
 

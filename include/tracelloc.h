@@ -153,6 +153,10 @@ enum event_type {
 	 * function called by that one (the thread waited for a CPU in
 	 * between): the daemon frees a live block, else it was that call */
 	EVENT_FREE_AGAIN,
+	/* struct ptr_event: a named realloc's own memory at addr, where the
+	 * block it moves starts, moved by a realloc inside it: the slab goes,
+	 * the block stays for the named realloc's record to move */
+	EVENT_SLAB_MOVED,
 };
 
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */

@@ -248,7 +248,7 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	case EVENT_FREE:
 		/* a slab of a named allocator's is not the heap's; anything
 		 * else is a block's release, as a named free's */
-		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag))
+		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
 			return 0;
 		/* fall through */
 	case EVENT_NAMED_FREE:
@@ -257,14 +257,18 @@ static int handle_record(struct events *e, const void *data, size_t size)
 			pools__forget(e->pools, ev->addr | tag);
 		return 0;
 	case EVENT_FREE_AGAIN:
-		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag))
+		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
 			return 0;
 		if (heap__free_again(e->heap, ev->addr | tag) && e->pools)
 			pools__forget(e->pools, ev->addr | tag);
 		return 0;
 	case EVENT_SLAB_FREE:
 		if (e->pools)
-			pools__free_slab(e->pools, ev->tid, ev->addr | tag);
+			pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0);
+		return 0;
+	case EVENT_SLAB_MOVED:
+		if (e->pools)
+			pools__free_slab(e->pools, ev->tid, ev->addr | tag, ev->addr | tag);
 		return 0;
 	case EVENT_POOL_DESTROY:
 		if (e->pools)

@@ -161,7 +161,7 @@ void pools__forget(struct pools *p, uint64_t addr)
 
 /* the blocks of one list go, from the heap too */
 static void release_list(struct pools *p, int list, uint64_t key, uint32_t tid, uint64_t lo,
-			 uint64_t hi)
+			 uint64_t hi, uint64_t keep)
 {
 	const uint64_t *head = table__lookup(p->heads[list], key);
 	uint64_t addr = head ? *head : 0, next;
@@ -172,7 +172,7 @@ static void release_list(struct pools *p, int list, uint64_t key, uint32_t tid, 
 		if (!b)
 			break;
 		next = b->next[list];
-		if (addr >= lo && addr < hi) {
+		if (addr >= lo && addr < hi && addr != keep) {
 			unlink_block(p, addr);
 			heap__free(p->heap, tid, addr);
 		}
@@ -182,7 +182,7 @@ static void release_list(struct pools *p, int list, uint64_t key, uint32_t tid, 
 
 void pools__destroy_pool(struct pools *p, uint32_t tid, uint64_t pool)
 {
-	release_list(p, BY_POOL, pool, tid, 0, UINT64_MAX);
+	release_list(p, BY_POOL, pool, tid, 0, UINT64_MAX, 0);
 }
 
 int pools__slab(struct pools *p, uint64_t addr, uint64_t len)
@@ -202,7 +202,7 @@ int pools__slab(struct pools *p, uint64_t addr, uint64_t len)
 	return 0;
 }
 
-int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr)
+int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr, uint64_t keep)
 {
 	uint64_t size, page;
 
@@ -212,7 +212,7 @@ int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr)
 	p->slab_count--;
 	/* the memory is gone: so are the blocks carved from it */
 	for (page = addr >> PAGE_SHIFT; size && page <= (addr + size - 1) >> PAGE_SHIFT; page++)
-		release_list(p, BY_PAGE, page, tid, addr, addr + size);
+		release_list(p, BY_PAGE, page, tid, addr, addr + size, keep);
 	return 1;
 }
 
@@ -233,12 +233,12 @@ void pools__unmap(struct pools *p, uint32_t tid, uint64_t addr, uint64_t len)
 			if (key >= addr && key < addr + len)
 				starts[n++] = key;
 		for (i = 0; i < n; i++)
-			pools__free_slab(p, tid, starts[i]);
+			pools__free_slab(p, tid, starts[i], 0);
 		free(starts);
 		return;
 	}
 	for (a = addr; a < addr + len; a += 1 << PAGE_SHIFT)
-		pools__free_slab(p, tid, a);
+		pools__free_slab(p, tid, a, 0);
 }
 
 /* the keys of t under tag; the caller frees them */

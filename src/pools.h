@@ -24,8 +24,9 @@ void pools__destroy(struct pools *p);
 /* a named allocator took [addr, addr + len) for itself */
 int pools__slab(struct pools *p, uint64_t addr, uint64_t len);
 /* addr released by an allocator's free: when it is a slab (1), the named
- * blocks carved from it go with it; 0: not a slab */
-int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr);
+ * blocks carved from it go with it, but the one at keep (0: none), which a
+ * named realloc moves; 0: not a slab */
+int pools__free_slab(struct pools *p, uint32_t tid, uint64_t addr, uint64_t keep);
 /* pages unmapped: the slabs that start there go, as pools__free_slab */
 void pools__unmap(struct pools *p, uint32_t tid, uint64_t addr, uint64_t len);
 

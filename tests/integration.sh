@@ -793,6 +793,10 @@ test_named_pool() { # --alloc-fn (count= too), --realloc-fn, --free-fn, --pool-d
 	METRICS="count" TL_ARGS="--alloc-fn pooled:pool_alloc:size=arg2,pool=arg1 --realloc-fn pooled:pool_realloc:ptr=arg2,size=arg4 --free-fn pooled:pool_free:ptr=arg2" ledger_test pooled
 }
 
+test_named_wrappers() { # a wrapper allocator of the program's (xmalloc, xrealloc, xfree over malloc's): each caller exact, and no free unknown where xrealloc reallocs the block's own memory
+	METRICS="live count allocated" TL_ARGS="--alloc-fn xmalloc:size=arg1 --realloc-fn xrealloc:ptr=arg1,size=arg2 --free-fn xfree:ptr=arg1" ledger_test named_wrappers
+}
+
 test_named_pool_attach() { # the program's own allocator under -p: the same blocks and own memory as in launch mode, exact; -v lists the named probes
 	need_target pooled || return
 	local tpid own

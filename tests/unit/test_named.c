@@ -143,11 +143,19 @@ TEST(pools_destroy_and_slabs)
 	ASSERT_EQ(bytes, 4096 + 1024 - 50, "the destroyed blocks' bytes are the allocators' again");
 	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "nothing unknown");
 	/* the slab freed: the block carved from it goes */
-	ASSERT_EQ(pools__free_slab(p, 1, 0x10000), 1, "a slab");
+	ASSERT_EQ(pools__free_slab(p, 1, 0x10000, 0), 1, "a slab");
 	ASSERT_EQ(live_bytes(h), 0, "its block gone with it");
 	pools__own(p, &bytes, &count);
 	ASSERT_EQ(bytes, 1024, "the other slab left");
-	ASSERT_EQ(pools__free_slab(p, 1, 0x10000), 0, "not a slab any more");
+	ASSERT_EQ(pools__free_slab(p, 1, 0x10000, 0), 0, "not a slab any more");
+	/* a named realloc reallocs the slab its block starts: the slab goes,
+	 * the block stays for the realloc's own record to move */
+	ASSERT_OK(pools__slab(p, 0x30000, 200), "a wrapper's slab");
+	ASSERT_OK(heap__alloc(h, 1, 0x30000, 200, 1, FN_NAMED, FRAMES, 2), "its block");
+	ASSERT_OK(pools__block(p, 0x30000, 200, 0), "no pool");
+	ASSERT_EQ(pools__free_slab(p, 1, 0x30000, 0x30000), 1, "the slab moved");
+	ASSERT_EQ(live_bytes(h), 200, "its block kept");
+	ASSERT_EQ(pools__free_slab(p, 1, 0x30000, 0), 0, "the slab is gone");
 	pools__destroy_pool(p, 1, 0xb0);
 	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "a pool emptied already: nothing freed twice");
 	pools__destroy(p);
