@@ -366,9 +366,10 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		send_ptr_event_flags(EVENT_MAPS_CHANGE, who, proc->maps_gen, BPF_RB_FORCE_WAKEUP);
 		return 0;
 	case FN_EXIT:
-		/* --leak-check: scanned before its memory goes (exit's handlers
-		 * and destructors have not run yet) */
-		if (hold_at_exit && hold_current())
+		/* --leak-check: scanned before its memory goes, once exit's
+		 * handlers and destructors ran; not a vfork child (posix_spawn's,
+		 * whose exec failed): its memory is its parent's, which waits */
+		if (hold_at_exit && !bpf_get_current_task_btf()->vfork_done && hold_current())
 			send_ptr_event_flags(EVENT_EXITING, who, 0, BPF_RB_FORCE_WAKEUP);
 		return 0;
 	case FN_MMAP:

@@ -287,7 +287,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 		say(0, "leak check: pid %d is traced by another tracer (a debugger, strace): it "
 		    "cannot be scanned", pid);
 	else if (err == -ESRCH)
-		say(0, "leak check: pid %d ended without calling exit() (a signal, _exit): its "
+		say(0, "leak check: pid %d ended before its libc's _exit (a signal, a raw exit): its "
 		    "memory went with it, unscanned", pid);
 	else if (err)
 		say(err, "leak check of pid %d", pid);

@@ -68,8 +68,10 @@ const struct probe_def elffacts__defs[] = {
 	{ "mmap", FN_MMAP, LIB_C },
 	{ "mremap", FN_MREMAP, LIB_C },
 	{ "mprotect", FN_MPROTECT, LIB_C },
-	/* --leak-check: the process is held there, its memory whole */
-	{ "exit", FN_EXIT, LIB_C },
+	/* --leak-check: the process is held there, its memory whole: at the
+	 * end of exit(), once its atexit handlers and destructors ran, as
+	 * valgrind and LeakSanitizer check (and at a direct _exit) */
+	{ "_exit", FN_EXIT, LIB_C },
 	{ "malloc", FN_MALLOC, LIB_C },
 	{ "calloc", FN_CALLOC, LIB_C },
 	{ "realloc", FN_REALLOC, LIB_C },
@@ -119,7 +121,7 @@ const struct probe_def elffacts__defs[] = {
 	{ "mmap", FN_MMAP, LIB_MUSL },
 	{ "mremap", FN_MREMAP, LIB_MUSL },
 	{ "mprotect", FN_MPROTECT, LIB_MUSL },
-	{ "exit", FN_EXIT, LIB_MUSL },
+	{ "_Exit", FN_EXIT, LIB_MUSL },	/* musl's exit and _exit end there */
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };

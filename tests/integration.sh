@@ -704,7 +704,7 @@ test_leak_check_streamed() { # --leak-check on a snapshot of blocks of a page or
 	done
 }
 
-test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while its memory is whole, each class exact; --error-exitcode gates on it
+test_leak_check_exit() { # --leak-check holds a command at its exit: scanned while its memory is whole, each class exact; --error-exitcode gates on it
 	need_target lost || return
 	tl_run lx --leak-check --error-exitcode 9 -i 0 -t 20 -- "$TB/lost" exit
 	assert_eq "$TL_RC" 9 "lost at exit: --error-exitcode 9"
@@ -723,6 +723,30 @@ test_leak_check_exit() { # --leak-check holds a command at exit(): scanned while
 	tl_run lt --leak-check --error-exitcode 9 -i 0 -t 0 -- /bin/true
 	assert_eq "$TL_RC" 0 "true: nothing lost, exit status 0"
 	assert_grep "$T_DIR/lt.out" '^ +definitely lost: 0 bytes in 0 blocks$' "true: checked at its exit"
+}
+
+test_leak_check_after_handlers() { # --leak-check at a command's exit comes once its atexit handlers ran (as valgrind's): a block a handler lets go of is lost, one it frees is gone; valgrind finds the same; a posix_spawn child whose exec failed is not held
+	need_target atexit_drop || return
+	local cls
+	tl_run ah --leak-check -m leaked -f "$T_DIR/ah.fg" -i 0 -t 0 -- "$TB/atexit_drop"
+	assert_eq "$TL_RC" 0 "atexit_drop: exit status"
+	for cls in 'definitely lost: 300 bytes in 1 blocks' 'indirectly lost: 0 bytes in 0 blocks' \
+		   'possibly lost: 0 bytes in 0 blocks' 'still reachable: 200 bytes in 1 blocks'; do
+		assert_grep "$T_DIR/ah.out" "^ +$cls\$" "atexit_drop: $cls"
+	done
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/ah.fg" | tr '\n' ' ')" "site_dropped_at_exit 300 " \
+		"atexit_drop -m leaked: the block the handler let go of, alone"
+	if command -v valgrind >/dev/null; then
+		timeout 120 valgrind --leak-check=full --show-leak-kinds=all "$TB/atexit_drop" >/dev/null 2>"$T_DIR/vg.txt"
+		assert_grep "$T_DIR/vg.txt" '^==[0-9]+== +definitely lost: 300 bytes in 1 blocks$' "valgrind: the same block lost"
+		assert_grep "$T_DIR/vg.txt" '^==[0-9]+== +still reachable: 200 bytes in 1 blocks$' "valgrind: the same block reachable"
+	else
+		fail "valgrind is missing (scripts/install-deps.sh installs it)"
+	fi
+	tl_run as --follow-forks --leak-check -i 0 -t 0 -- "$TB/atexit_drop" spawn
+	assert_eq "$TL_RC" 0 "atexit_drop spawn: exit status"
+	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/as.out")" 1 "atexit_drop spawn: one check, the parent's"
+	assert_grep "$T_DIR/as.out" '^ +definitely lost: 300 bytes in 1 blocks$' "atexit_drop spawn: the parent's block lost"
 }
 
 test_leak_check_families() { # tests/targets/lost.c under jemalloc, tcmalloc, mimalloc, musl and static builds: the same lost blocks, site by site (their metadata hides none, invents none), at exit and on a snapshot
