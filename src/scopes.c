@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* the inline chain at an address, from DWARF (see scopes.h) */
 #include <dwarf.h>
+#include <errno.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
@@ -118,6 +119,46 @@ struct fn_list {
 	size_t n, cap;
 };
 
+/* appends r; -ENOMEM leaves l as it was */
+static int fn_list_push(struct fn_list *l, struct fn_range r)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct fn_range *grown = realloc(l->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n++] = r;
+	return 0;
+}
+
+static int by_low(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+/* l's ranges sorted by address, in one allocation; NULL when out of memory.
+ * l is emptied */
+static struct cu_funcs *sorted_ranges(struct fn_list *l)
+{
+	struct cu_funcs *cf = malloc(sizeof(*cf) + l->n * sizeof(cf->ranges[0]));
+
+	if (cf) {
+		cf->n = l->n;
+		if (l->n)
+			memcpy(cf->ranges, l->v, l->n * sizeof(l->v[0]));
+		qsort(cf->ranges, cf->n, sizeof(cf->ranges[0]), by_low);
+	}
+	free(l->v);
+	*l = (struct fn_list){ 0 };
+	return cf;
+}
+
 /* the subprograms under parent, in namespaces and classes too */
 static void collect_functions(Dwarf_Die *parent, struct fn_list *l, int depth)
 {
@@ -135,29 +176,14 @@ static void collect_functions(Dwarf_Die *parent, struct fn_list *l, int depth)
 			Dwarf_Addr base, start, end;
 			ptrdiff_t off = 0;
 
-			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0) {
-				if (l->n == l->cap) {
-					size_t cap = l->cap ? 2 * l->cap : 64;
-					struct fn_range *grown = realloc(l->v, cap * sizeof(*grown));
-
-					if (!grown)
-						return;
-					l->v = grown;
-					l->cap = cap;
-				}
-				l->v[l->n++] = (struct fn_range){ start, end, dwarf_dieoffset(&child) };
-			}
+			while ((off = dwarf_ranges(&child, off, &base, &start, &end)) > 0)
+				if (fn_list_push(l, (struct fn_range){ start, end,
+								  dwarf_dieoffset(&child) }))
+					return;
 			break;
 		}
 		}
 	} while (dwarf_siblingof(&child, &child) == 0);
-}
-
-static int by_low(const void *a, const void *b)
-{
-	const struct fn_range *x = a, *y = b;
-
-	return x->low < y->low ? -1 : x->low > y->low;
 }
 
 /* cudie's functions, indexed at the first call for that CU; NULL when
@@ -174,12 +200,8 @@ static const struct cu_funcs *cu_functions(struct fnindex *x, Dwarf_Die *cudie)
 	if (slot)
 		return *slot;
 	collect_functions(cudie, &l, 0);
-	cf = malloc(sizeof(*cf) + l.n * sizeof(cf->ranges[0]));
+	cf = sorted_ranges(&l);
 	if (cf) {
-		cf->n = l.n;
-		if (l.n)
-			memcpy(cf->ranges, l.v, l.n * sizeof(l.v[0]));
-		qsort(cf->ranges, cf->n, sizeof(cf->ranges[0]), by_low);
 		slot = table__upsert(x->cu_funcs, key, NULL);
 		if (slot)
 			*slot = cf;
@@ -188,7 +210,6 @@ static const struct cu_funcs *cu_functions(struct fnindex *x, Dwarf_Die *cudie)
 			cf = NULL;
 		}
 	}
-	free(l.v);
 	return cf;
 }
 
@@ -290,7 +311,6 @@ static struct cu_funcs *all_units(Dwarf *dwarf)
 	Dwarf_Die cudie;
 	Dwarf_Half version;
 	uint8_t type;
-	struct cu_funcs *units;
 
 	while (dwarf_get_units(dwarf, cu, &cu, &version, &type, &cudie, NULL) == 0) {
 		Dwarf_Addr base, start, end;
@@ -299,29 +319,13 @@ static struct cu_funcs *all_units(Dwarf *dwarf)
 		if (type != DW_UT_compile && type != DW_UT_partial)
 			continue;
 		while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0) {
-			if (l.n == l.cap) {
-				size_t cap = l.cap ? 2 * l.cap : 64;
-				struct fn_range *grown = realloc(l.v, cap * sizeof(*grown));
-
-				if (!grown) {
-					free(l.v);
-					return NULL;
-				}
-				l.v = grown;
-				l.cap = cap;
+			if (fn_list_push(&l, (struct fn_range){ start, end, dwarf_dieoffset(&cudie) })) {
+				free(l.v);
+				return NULL;
 			}
-			l.v[l.n++] = (struct fn_range){ start, end, dwarf_dieoffset(&cudie) };
 		}
 	}
-	units = malloc(sizeof(*units) + l.n * sizeof(units->ranges[0]));
-	if (units) {
-		units->n = l.n;
-		if (l.n)
-			memcpy(units->ranges, l.v, l.n * sizeof(l.v[0]));
-		qsort(units->ranges, units->n, sizeof(units->ranges[0]), by_low);
-	}
-	free(l.v);
-	return units;
+	return sorted_ranges(&l);
 }
 
 /*

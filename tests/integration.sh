@@ -521,21 +521,16 @@ test_far_code_segment() { # a code segment of its own past the .bss (the hot tex
 }
 
 test_mixed_units() { # units of two compilers (clang's without .debug_aranges, inside a gcc unit's ranges): each frame has its own file and line
-	need_target mixed_units || return
-	TL_ENV=(TL_EXPECT="$T_DIR/m.exp")
-	tl_run m -i 0 -t 5 -f "$T_DIR/m.fg" -- "$TB/mixed_units"
-	check_normal_end m '^target exited with status 0$' "mixed_units" || return
-	check_expect_file "$T_DIR/m.exp" "mixed_units" || return
-	check_ledger "$T_DIR/m.exp" "$T_DIR/m.fg" live "mixed_units"
+	METRICS="live" TL_ARGS="-i 0 -t 5" ledger_test mixed_units
 	local src=tests/targets/mixed_units.c fn line
 	for fn in site_clang clang_caller; do
 		line=$(grep -n "LINE: $fn\b" "$src" | cut -d: -f1)
-		assert_grep "$T_DIR/m.out" " $fn\+0x[0-9a-f]+ \(mixed_units\) .*$src:$line\$" \
+		assert_grep "$T_DIR/live.out" " $fn\+0x[0-9a-f]+ \(mixed_units\) .*$src:$line\$" \
 			"mixed_units: $fn at its line of the clang unit"
 	done
-	assert_grep "$T_DIR/m.out" ' gcc_last\+0x[0-9a-f]+ \(mixed_units\) .*mixed_units_gcc\.c:[0-9]+$' \
+	assert_grep "$T_DIR/live.out" ' gcc_last\+0x[0-9a-f]+ \(mixed_units\) .*mixed_units_gcc\.c:[0-9]+$' \
 		"mixed_units: the gcc unit's frame at its own file"
-	assert_no_grep "$T_DIR/m.out" ' (site_clang|clang_caller|main)\+0x[0-9a-f]+ \(mixed_units\)( .*mixed_units_gcc\.c.*)?$' \
+	assert_no_grep "$T_DIR/live.out" ' (site_clang|clang_caller|main)\+0x[0-9a-f]+ \(mixed_units\)( .*mixed_units_gcc\.c.*)?$' \
 		"mixed_units: no clang frame without a line, or at the gcc unit's"
 }
 
