@@ -74,7 +74,9 @@
 #    and with the record built but not sent (noring; TRACELLOC_BENCH_PARTS).
 #    These do not depend on the price of a trap. With BENCH_BASELINE set to
 #    another tracelloc binary (an older build), its full runs are measured in
-#    the same run, and the reduction is said. BENCH_ONLY=18.
+#    the same run, and the reduction is said. Then leave_alloc's cost while
+#    tracing two real programs (cmake -P over a regex script, python3.11
+#    writing JSON), beside the baseline's. BENCH_ONLY=18.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1417,7 +1419,7 @@ fi
 # ---------------------------------------------------------------- 18. the programs' own cost
 
 declare -A PCOST PCOST_RUNS_OF
-PCOST_DEPTHS="0 5 20"
+PCOST_DEPTHS=${BENCH_PCOST_DEPTHS:-"0 5 20"}
 PCOST_RUNS=${BENCH_PCOST_RUNS:-5}
 # prog_cost_run KEY CHURN DEPTH TRACELLOC FLAGS...: one run's enter_call and
 # leave_alloc ns into PCOST[KEY/enter], PCOST[KEY/leave] (appended, for medians)
@@ -1428,6 +1430,54 @@ prog_cost_run() {
 	TRACELLOC=$tl prog_times "$tag" "$churn" "$depth" "$@"
 	PCOST[$key/enter]="${PCOST[$key/enter]:-} $(awk '$1 == "enter_call" { print $3 }' "$LOGS/$tag.progs")"
 	PCOST[$key/leave]="${PCOST[$key/leave]:-} $(awk '$1 == "leave_alloc" { print $3 }' "$LOGS/$tag.progs")"
+}
+
+# prog_cost_cmd KEY TRACELLOC CMD...: leave_alloc's ns per run while
+# TRACELLOC launches CMD, read from its program's fdinfo until it ends (the
+# last reading: the run less its last tenth of a second), into PCOST[KEY/leave]
+prog_cost_cmd() {
+	local key=$1 tl=$2 tag dpid f info="" id v="" now
+	shift 2
+	tag=pcost-cmd-$RANDOM
+	"$tl" -i 0 -t 0 -- "$@" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+	dpid=$!
+	STARTED+=("$dpid")
+	while alive "$dpid"; do
+		if [ -z "$info" ]; then
+			for f in /proc/"$dpid"/fdinfo/*; do
+				grep -q '^run_cnt:' "$f" 2>/dev/null || continue
+				id=$(awk '/^prog_id:/ { print $2 }' "$f" 2>/dev/null)
+				bpftool prog show id "$id" 2>/dev/null | grep -q ' name leave_alloc ' &&
+					info=$f && break
+			done
+		else
+			# the fd found may have been closed and taken again
+			now=$(awk -v id="$id" '/^prog_id:/ { p = $2 } /^run_time_ns:/ { t = $2 }
+				/^run_cnt:/ { c = $2 } END { if (c && p == id) printf "%.0f", t / c }' \
+				"$info" 2>/dev/null)
+			if [ -n "$now" ]; then v=$now; else info=""; fi
+		fi
+		sleep 0.1
+	done
+	wait_exit "$dpid" 60
+	PCOST[$key/leave]="${PCOST[$key/leave]:-} $v"
+}
+
+# programs nobody here wrote, built without frame pointers: their stacks are
+# deeper and their frames wider than churn's (cmake: 23 frames, 8 KiB of
+# stack a walk), which is where the walk's reads and its row cache show
+PCOST_CMAKE_SCRIPT='foreach(i RANGE 3000)
+  string(REGEX REPLACE "([a-z]+)([0-9]+)" "\\2\\1" o "abc${i}def${i}")
+  list(APPEND s "${o}")
+endforeach()'
+PCOST_PY='import json
+for i in range(20000): json.dumps({"a": list(range(50))})'
+
+# prog_cost_real KEY TRACELLOC: both programs once
+prog_cost_real() {
+	command -v cmake >/dev/null && prog_cost_cmd "$1/cmake" "$2" cmake -P "$LOGS/pcost.cmake"
+	[ -x /usr/bin/python3.11 ] && prog_cost_cmd "$1/python" "$2" /usr/bin/python3.11 -c "$PCOST_PY"
+	return 0
 }
 
 section_prog_cost() {
@@ -1454,6 +1504,11 @@ section_prog_cost() {
 			fi
 		done
 	done
+	printf '%s\n' "$PCOST_CMAKE_SCRIPT" >"$LOGS/pcost.cmake"
+	for run in $(seq "$PCOST_RUNS"); do
+		prog_cost_real real "$TRACELLOC"
+		[ -z "${BENCH_BASELINE:-}" ] || prog_cost_real base "$BENCH_BASELINE"
+	done
 	restore_bpf_stats
 	# the least of the runs: what disturbs a run (an interrupt, the other
 	# CPU's reads of the ring) only adds to its figure; the runs themselves
@@ -1471,6 +1526,13 @@ section_prog_cost() {
 		done
 	done
 	echo "  (a malloc/free pair runs leave_alloc once and enter_call twice)"
+	echo "  leave_alloc tracing real programs by the tables (least of the runs; paired cuts"
+	echo "  against the baseline, median):"
+	for b in cmake python; do
+		printf '  %-8s %-9s baseline %-9s cut %s\n' "$b" "${PCOST[real/$b/leave]:-n/a}" \
+		       "${PCOST[base/$b/leave]:--}" \
+		       "$(MEDIAN_FMT=%.2f median $(pcost_paired "real/$b/leave" "base/$b/leave" '1 - $1 / $2'))"
+	done
 }
 
 # pcost_paired A B EXPR: EXPR of each run's figures of A ($1) and B ($2),

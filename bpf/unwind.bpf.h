@@ -68,25 +68,50 @@ static long walk_frame(__u64 i, struct call_state **sp)
 	return walk_step(*sp);
 }
 
+/* a window read by the tables starts this far below the word wanted: a
+ * frame's return address is read first, and the registers it saved lie just
+ * below it (a read from the return address up missed the first frame's
+ * saved rbp: every walk read its window twice) */
+#define WINDOW_BELOW 64
+
 /* the word at user address addr, through the window; a miss reads a new
- * window from addr up to the end of its page */
+ * window from a little below addr up to the end of addr's page. Below addr,
+ * the window stays above the walk's first sp, the lowest address of the
+ * stack known to be mapped; off that stack (a Go switch, a signal stack),
+ * a failed read is tried again from addr. */
 static __always_inline int read_word(struct call_state *s, __u64 addr, __u64 *out)
 {
-	__u64 off = addr - s->walk.base, len;
+	__u64 off = addr - s->walk.base, start, end, len;
 
 	if (addr & 7)
 		return bpf_probe_read_user(out, sizeof(*out), (void *)addr);
 	if (off + 8 > s->walk.valid || off >= sizeof(s->window)) {
-		len = 4096 - (addr & 4095);
+		end = (addr | 4095) + 1;
+		start = addr - WINDOW_BELOW;
+		if (start < s->walk.floor || start > addr)
+			start = addr;
+		if (end - start > sizeof(s->window))
+			end = start + sizeof(s->window);
+		len = end - start;
 		if (len > sizeof(s->window))
 			len = sizeof(s->window);
 		if (len < 8)
 			len = 8;
-		if (bpf_probe_read_user(s->window, len, (void *)addr))
-			return -1;
-		s->walk.base = addr;
+		if (bpf_probe_read_user(s->window, len, (void *)start)) {
+			if (start == addr)
+				return -1;
+			start = addr;
+			len = end - addr;
+			if (len > sizeof(s->window))
+				len = sizeof(s->window);
+			if (len < 8)
+				len = 8;
+			if (bpf_probe_read_user(s->window, len, (void *)start))
+				return -1;
+		}
+		s->walk.base = start;
 		s->walk.valid = len;
-		off = 0;
+		off = addr - start;
 	}
 	*out = s->window[(off >> 3) & (STACK_WINDOW_WORDS - 1)];
 	return 0;
@@ -274,13 +299,14 @@ row_set(struct call_state *s, __u64 look)
 static __always_inline struct unwind_row *cached_row(struct call_state *s, __u64 look, __u32 version)
 {
 	typeof(&s->rows[0]) set = row_set(s, look);
+	__u32 first = set->way[0].version;
 
-	if (set->way[0].look == look && set->way[0].version == version) {
-		set->victim = 1;
+	if (set->way[0].look == look && (first & ~ROW_VICTIM) == version) {
+		set->way[0].version = first | ROW_VICTIM;
 		return &set->way[0].row;
 	}
 	if (set->way[1].look == look && set->way[1].version == version) {
-		set->victim = 0;
+		set->way[0].version = first & ~ROW_VICTIM;
 		return &set->way[1].row;
 	}
 	return NULL;
@@ -290,12 +316,17 @@ static __always_inline void cache_row(struct call_state *s, __u64 look, __u32 ve
 				      const struct unwind_row *row)
 {
 	typeof(&s->rows[0]) set = row_set(s, look);
-	__u32 v = set->victim & 1;
 
-	set->way[v].look = look;
-	set->way[v].version = version;
-	set->way[v].row = *row;
-	set->victim = v ^ 1;
+	if (set->way[0].version & ROW_VICTIM) {
+		set->way[1].look = look;
+		set->way[1].version = version;
+		set->way[1].row = *row;
+		set->way[0].version &= ~ROW_VICTIM;
+	} else {
+		set->way[0].look = look;
+		set->way[0].version = version | ROW_VICTIM;
+		set->way[0].row = *row;
+	}
 }
 
 /*
@@ -480,6 +511,7 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	s->walk.fp_below = 0;
 	s->walk.base = 0;
 	s->walk.valid = 0;
+	s->walk.floor = sp;
 	s->walk.n = 1;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		/* the caller resumes at ip with the registers it had before the call
@@ -492,7 +524,7 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 			.fp = fp,
 			.n = 1,
 			.exact = 1,
-			.version = *(volatile __u32 *)&proc->mods_version,
+			.version = *(volatile __u32 *)&proc->mods_version & ~ROW_VICTIM,
 		};
 
 		s->walk.version = w.version;
