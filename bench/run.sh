@@ -69,7 +69,8 @@
 # 18. The BPF programs' own cost (kernel.bpf_stats_enabled): ns per run of
 #    enter_call and leave_alloc at depths 0, 5 and 20, churn without frame
 #    pointers walked by the tables beside churn with them walked by --unwind
-#    fp, 1 thread, the least of BENCH_PCOST_RUNS (5) runs side by side; and where
+#    fp, 1 thread, the least of BENCH_PCOST_RUNS (5) runs side by side (the
+#    depths: BENCH_PCOST_DEPTHS); and where
 #    leave_alloc's time goes: the same with the stack walk left out (nostack)
 #    and with the record built but not sent (noring; TRACELLOC_BENCH_PARTS).
 #    These do not depend on the price of a trap. With BENCH_BASELINE set to
