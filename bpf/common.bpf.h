@@ -163,7 +163,6 @@ struct call_state {
 		__u64 fp;		/* the frame to read next; unwinding: the frame's rbp */
 		__u64 base;		/* user address of window[0] */
 		__u64 valid;		/* bytes of the window read from base */
-		__u64 floor;		/* the walk's first sp: the stack is mapped above it */
 		__u32 n;		/* frames in event.stack */
 		__u32 exact;		/* unwinding: pc is where the frame resumes, not a return address */
 		__u64 pc;		/* unwinding: the frame's pc and rsp */

@@ -68,50 +68,27 @@ static long walk_frame(__u64 i, struct call_state **sp)
 	return walk_step(*sp);
 }
 
-/* a window read by the tables starts this far below the word wanted: a
- * frame's return address is read first, and the registers it saved lie just
- * below it (a read from the return address up missed the first frame's
- * saved rbp: every walk read its window twice) */
-#define WINDOW_BELOW 64
-
 /* the word at user address addr, through the window; a miss reads a new
- * window from a little below addr up to the end of addr's page. Below addr,
- * the window stays above the walk's first sp, the lowest address of the
- * stack known to be mapped; off that stack (a Go switch, a signal stack),
- * a failed read is tried again from addr. */
+ * window from addr up to the end of its page. A frame's words are read
+ * from the lowest up: the saved rbp before the return address above it,
+ * or the window read for the return address would miss the rbp below */
 static __always_inline int read_word(struct call_state *s, __u64 addr, __u64 *out)
 {
-	__u64 off = addr - s->walk.base, start, end, len;
+	__u64 off = addr - s->walk.base, len;
 
 	if (addr & 7)
 		return bpf_probe_read_user(out, sizeof(*out), (void *)addr);
 	if (off + 8 > s->walk.valid || off >= sizeof(s->window)) {
-		end = (addr | 4095) + 1;
-		start = addr - WINDOW_BELOW;
-		if (start < s->walk.floor || start > addr)
-			start = addr;
-		if (end - start > sizeof(s->window))
-			end = start + sizeof(s->window);
-		len = end - start;
+		len = 4096 - (addr & 4095);
 		if (len > sizeof(s->window))
 			len = sizeof(s->window);
 		if (len < 8)
 			len = 8;
-		if (bpf_probe_read_user(s->window, len, (void *)start)) {
-			if (start == addr)
-				return -1;
-			start = addr;
-			len = end - addr;
-			if (len > sizeof(s->window))
-				len = sizeof(s->window);
-			if (len < 8)
-				len = 8;
-			if (bpf_probe_read_user(s->window, len, (void *)start))
-				return -1;
-		}
-		s->walk.base = start;
+		if (bpf_probe_read_user(s->window, len, (void *)addr))
+			return -1;
+		s->walk.base = addr;
 		s->walk.valid = len;
-		off = addr - start;
+		off = 0;
 	}
 	*out = s->window[(off >> 3) & (STACK_WINDOW_WORDS - 1)];
 	return 0;
@@ -316,17 +293,14 @@ static __always_inline void cache_row(struct call_state *s, __u64 look, __u32 ve
 				      const struct unwind_row *row)
 {
 	typeof(&s->rows[0]) set = row_set(s, look);
+	__u32 v = set->way[0].version >> 31;
 
-	if (set->way[0].version & ROW_VICTIM) {
-		set->way[1].look = look;
-		set->way[1].version = version;
-		set->way[1].row = *row;
-		set->way[0].version &= ~ROW_VICTIM;
-	} else {
-		set->way[0].look = look;
-		set->way[0].version = version | ROW_VICTIM;
-		set->way[0].row = *row;
-	}
+	set->way[v].look = look;
+	set->way[v].version = version;
+	set->way[v].row = *row;
+	/* the other way goes next: way[0]'s bit was clear if it was just
+	 * written, set if way[1] was */
+	set->way[0].version ^= ROW_VICTIM;
 }
 
 /*
@@ -414,8 +388,7 @@ static __always_inline long unwind_step(struct call_state *s)
 	/* the caller's frame lies above this one */
 	if (cfa <= sp)
 		return cut(COUNTER_CUT_RULE);
-	if (read_word(s, cfa - 8, &ra))
-		return cut(COUNTER_CUT_UNREADABLE);
+	/* the saved rbp first: it lies below the return address (read_word) */
 	switch (row->rbp_kind) {
 	case UNWIND_RBP_SAME:
 		rbp = fp;
@@ -432,6 +405,8 @@ static __always_inline long unwind_step(struct call_state *s)
 		/* unknown from here: a later rule that needs it ends the stack */
 		rbp = 0;
 	}
+	if (read_word(s, cfa - 8, &ra))
+		return cut(COUNTER_CUT_UNREADABLE);
 	if (!ra)
 		return 1;
 	return push_frame(s, n, ra, cfa, rbp, 0);
@@ -469,14 +444,17 @@ static __always_inline long unwind_fast(struct call_state *s, struct walk_regs *
 		return 1;
 	else
 		return -1;
-	if (cfa <= w->sp || read_word(s, cfa - 8, &ra))
+	if (cfa <= w->sp)
 		return -1;
+	/* the saved rbp first: it lies below the return address (read_word) */
 	if (row.rbp_kind == UNWIND_RBP_AT_CFA) {
 		if (read_word(s, cfa + row.rbp_offset, &rbp))
 			return -1;
 	} else if (row.rbp_kind != UNWIND_RBP_SAME) {
 		return -1;
 	}
+	if (read_word(s, cfa - 8, &ra))
+		return -1;
 	if (!ra)
 		return 1;
 	s->event.stack[w->n] = ra;
@@ -511,7 +489,6 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 	s->walk.fp_below = 0;
 	s->walk.base = 0;
 	s->walk.valid = 0;
-	s->walk.floor = sp;
 	s->walk.n = 1;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		/* the caller resumes at ip with the registers it had before the call
