@@ -77,7 +77,8 @@
 #    another tracelloc binary (an older build), its full runs are measured in
 #    the same run, and the reduction is said. Then leave_alloc's cost while
 #    tracing two real programs (cmake -P over a regex script, python3.11
-#    writing JSON), beside the baseline's. BENCH_ONLY=18.
+#    writing JSON), beside the baseline's, and whether both builds found the
+#    same calls on the same stacks. BENCH_ONLY=18.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1435,12 +1436,14 @@ prog_cost_run() {
 
 # prog_cost_cmd KEY TRACELLOC CMD...: leave_alloc's ns per run while
 # TRACELLOC launches CMD, read from its program's fdinfo until it ends (the
-# last reading: the run less its last tenth of a second), into PCOST[KEY/leave]
+# last reading: the run less its last tenth of a second), into PCOST[KEY/leave];
+# the calls by stack, folded, into $LOGS/pcost-KEY.folded (the last run's)
 prog_cost_cmd() {
 	local key=$1 tl=$2 tag dpid f info="" id v="" now
 	shift 2
 	tag=pcost-cmd-$RANDOM
-	"$tl" -i 0 -t 0 -- "$@" >"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
+	"$tl" -i 0 -t 0 -m count --flamegraph "$LOGS/$tag.folded" -- "$@" \
+		>"$LOGS/$tag.out" 2>"$LOGS/$tag.err" &
 	dpid=$!
 	STARTED+=("$dpid")
 	while alive "$dpid"; do
@@ -1462,6 +1465,7 @@ prog_cost_cmd() {
 	done
 	wait_exit "$dpid" 60
 	PCOST[$key/leave]="${PCOST[$key/leave]:-} $v"
+	sort "$LOGS/$tag.folded" >"$LOGS/pcost-${key//\//-}.folded" 2>/dev/null
 }
 
 # programs nobody here wrote, built without frame pointers: their stacks are
@@ -1477,7 +1481,8 @@ for i in range(20000): json.dumps({"a": list(range(50))})'
 # prog_cost_real KEY TRACELLOC: both programs once
 prog_cost_real() {
 	command -v cmake >/dev/null && prog_cost_cmd "$1/cmake" "$2" cmake -P "$LOGS/pcost.cmake"
-	[ -x /usr/bin/python3.11 ] && prog_cost_cmd "$1/python" "$2" /usr/bin/python3.11 -c "$PCOST_PY"
+	[ -x /usr/bin/python3.11 ] &&
+		PYTHONHASHSEED=0 prog_cost_cmd "$1/python" "$2" /usr/bin/python3.11 -c "$PCOST_PY"
 	return 0
 }
 
@@ -1530,10 +1535,24 @@ section_prog_cost() {
 	echo "  leave_alloc tracing real programs by the tables (least of the runs; paired cuts"
 	echo "  against the baseline, median):"
 	for b in cmake python; do
-		printf '  %-8s %-9s baseline %-9s cut %s\n' "$b" "${PCOST[real/$b/leave]:-n/a}" \
+		printf '  %-8s %-9s baseline %-9s cut %-6s %s\n' "$b" "${PCOST[real/$b/leave]:-n/a}" \
 		       "${PCOST[base/$b/leave]:--}" \
-		       "$(MEDIAN_FMT=%.2f median $(pcost_paired "real/$b/leave" "base/$b/leave" '1 - $1 / $2'))"
+		       "$(MEDIAN_FMT=%.2f median $(pcost_paired "real/$b/leave" "base/$b/leave" '1 - $1 / $2'))" \
+		       "$(pcost_same_stacks "$b")"
 	done
+}
+
+# pcost_same_stacks PROGRAM: whether both builds found the same calls on the
+# same stacks (the folded counts of each build's last run): a cheaper walk
+# must not be a different one
+pcost_same_stacks() {
+	local new=$LOGS/pcost-real-$1.folded old=$LOGS/pcost-base-$1.folded
+	[ -n "${BENCH_BASELINE:-}" ] && [ -s "$new" ] && [ -s "$old" ] || return 0
+	if cmp -s "$new" "$old"; then
+		echo "stacks: the same ($(wc -l <"$new") stacks)"
+	else
+		echo "stacks: $(comm -3 "$new" "$old" | wc -l) lines differ (diff $new $old)"
+	fi
 }
 
 # pcost_paired A B EXPR: EXPR of each run's figures of A ($1) and B ($2),
