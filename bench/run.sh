@@ -1434,6 +1434,59 @@ prog_cost_run() {
 	PCOST[$key/leave]="${PCOST[$key/leave]:-} $(awk '$1 == "leave_alloc" { print $3 }' "$LOGS/$tag.progs")"
 }
 
+# prog_cost_pair KEY_A KEY_B CHURN DEPTH TL_A "FLAGS_A" TL_B "FLAGS_B": both
+# tracers attached to one churn at once, A first; each one's leave_alloc ns
+# per run appended to PCOST[KEY/leave]. Both programs run at every return of
+# the same calls, so whatever moves this host's figures from one run to the
+# next (±30%) moves both: their ratio holds to a few percent. The program run
+# second finds the stack warm; callers alternate the order.
+prog_cost_pair() {
+	local ka=$1 kb=$2 churn=$3 depth=$4 tag pid k f id v
+	local -a tls=("$5" "$7") flags=("$6" "$8") keys=("$ka" "$kb") dpids=()
+	tag=pcost-pair-$RANDOM
+	"$churn" -t 1 -d "$depth" -n "$ITER" -l 1500 >"$LOGS/$tag.target" 2>&1 &
+	pid=$!
+	STARTED+=("$pid")
+	wait_line "$LOGS/$tag.target" '^ready' 30 "$pid" || return
+	for k in 0 1; do
+		# shellcheck disable=SC2086 # the flags are words
+		"${tls[$k]}" ${flags[$k]} -p "$pid" -i 0 -t 0 >"$LOGS/$tag.$k.out" 2>"$LOGS/$tag.$k.err" &
+		dpids+=($!)
+		STARTED+=($!)
+		wait_line "$LOGS/$tag.$k.err" 'attached to pid' 60 "${dpids[$k]}" || break
+	done
+	if [ "${#dpids[@]}" = 2 ] && alive "${dpids[1]}"; then
+		signal_ours USR1 "$pid"
+		if wait_line "$LOGS/$tag.target" '^churn:' 600 "$pid"; then
+			sleep 0.3
+			for k in 0 1; do
+				v=""
+				for f in /proc/"${dpids[$k]}"/fdinfo/*; do
+					grep -q '^run_cnt:' "$f" 2>/dev/null || continue
+					id=$(awk '/^prog_id:/ { print $2 }' "$f" 2>/dev/null)
+					bpftool prog show id "$id" 2>/dev/null | grep -q ' name leave_alloc ' || continue
+					v=$(awk '/^run_time_ns:/ { t = $2 } /^run_cnt:/ { c = $2 }
+						END { if (c) printf "%.0f", t / c }' "$f" 2>/dev/null)
+					break
+				done
+				PCOST[${keys[$k]}/leave]="${PCOST[${keys[$k]}/leave]:-} ${v:-0}"
+			done
+		fi
+	fi
+	wait_exit "$pid" 60
+	for k in "${dpids[@]}"; do wait_exit "$k" 60; done
+}
+
+# prog_cost_side KEY_A KEY_B CHURN DEPTH RUN TL_A "FLAGS_A" TL_B "FLAGS_B":
+# prog_cost_pair with A first in odd runs, B first in even ones
+prog_cost_side() {
+	if [ $(($5 % 2)) = 1 ]; then
+		prog_cost_pair "$1" "$2" "$3" "$4" "$6" "$7" "$8" "$9"
+	else
+		prog_cost_pair "$2" "$1" "$3" "$4" "$8" "$9" "$6" "$7"
+	fi
+}
+
 # prog_cost_cmd KEY TRACELLOC CMD...: leave_alloc's ns per run while
 # TRACELLOC launches CMD, read from its program's fdinfo until it ends (the
 # last reading: the run less its last tenth of a second), into PCOST[KEY/leave];
@@ -1507,7 +1560,15 @@ section_prog_cost() {
 			if [ -n "${BENCH_BASELINE:-}" ]; then
 				prog_cost_run "tables/base/$depth" "$CHURN_NOFP" "$depth" "$BENCH_BASELINE"
 				prog_cost_run "fp/base/$depth" "$CHURN_FP" "$depth" "$BENCH_BASELINE" --unwind fp
+				prog_cost_side "side/tables/$depth/new" "side/tables/$depth/base" "$CHURN_NOFP" \
+					"$depth" "$run" "$TRACELLOC" "" "$BENCH_BASELINE" ""
+				prog_cost_side "side/fp/$depth/new" "side/fp/$depth/base" "$CHURN_FP" \
+					"$depth" "$run" "$TRACELLOC" "--unwind fp" "$BENCH_BASELINE" "--unwind fp"
 			fi
+			# the two walks over the same stacks: churn with frame pointers
+			# has tables too
+			prog_cost_side "side/walk/$depth/tables" "side/walk/$depth/fp" "$CHURN_FP" \
+				"$depth" "$run" "$TRACELLOC" "" "$TRACELLOC" "--unwind fp"
 		done
 	done
 	printf '%s\n' "$PCOST_CMAKE_SCRIPT" >"$LOGS/pcost.cmake"
@@ -1532,6 +1593,20 @@ section_prog_cost() {
 		done
 	done
 	echo "  (a malloc/free pair runs leave_alloc once and enter_call twice)"
+	echo "  side by side: two tracers attached to one churn at once, both programs run at"
+	echo "  every return (medians of the runs; ratios and cuts paired within each run). The"
+	echo "  walks: tables and fp over the same stacks, of churn with frame pointers:"
+	printf '  %-6s %-8s %-8s %-7s %-8s %-9s %-6s %-8s %-9s %-6s\n' depth tables fp ratio \
+	       "tables" baseline cut "fp" baseline cut
+	for depth in $PCOST_DEPTHS; do
+		printf '  %-6s %-8s %-8s %-7s %-8s %-9s %-6s %-8s %-9s %-6s\n' "$depth" \
+		       "$(pcost_median "side/walk/$depth/tables")" "$(pcost_median "side/walk/$depth/fp")" \
+		       "$(pcost_pair_median "side/walk/$depth/tables/leave" "side/walk/$depth/fp/leave" '$1 / $2')" \
+		       "$(pcost_median "side/tables/$depth/new")" "$(pcost_median "side/tables/$depth/base")" \
+		       "$(pcost_pair_median "side/tables/$depth/new/leave" "side/tables/$depth/base/leave" '1 - $1 / $2')" \
+		       "$(pcost_median "side/fp/$depth/new")" "$(pcost_median "side/fp/$depth/base")" \
+		       "$(pcost_pair_median "side/fp/$depth/new/leave" "side/fp/$depth/base/leave" '1 - $1 / $2')"
+	done
 	echo "  leave_alloc tracing real programs by the tables (least of the runs; paired cuts"
 	echo "  against the baseline, median):"
 	for b in cmake python; do
@@ -1555,6 +1630,21 @@ pcost_same_stacks() {
 	fi
 }
 
+# pcost_pair_median A B EXPR: the median of pcost_paired's figures
+pcost_pair_median() {
+	local v
+	v=$(pcost_paired "$1" "$2" "$3")
+	# shellcheck disable=SC2086 # the figures are words
+	MEDIAN_FMT=%.2f median $v
+}
+
+# pcost_median KEY: the median of KEY's leave_alloc runs, or -
+pcost_median() {
+	[ -n "${PCOST_RUNS_OF[$1/leave]:-}" ] || { echo -; return; }
+	# shellcheck disable=SC2086 # the runs are words
+	MEDIAN_FMT=%.0f median ${PCOST_RUNS_OF[$1/leave]}
+}
+
 # pcost_paired A B EXPR: EXPR of each run's figures of A ($1) and B ($2),
 # taken in the same run one after the other
 pcost_paired() {
@@ -1563,27 +1653,27 @@ pcost_paired() {
 }
 
 prog_cost_verdict() {
-	local d worst="" r v cut_worst="" c b
-	local ratios rline=""
-	# each run's two walks, one after the other: the median of their ratios
+	local d worst="" r v cut_worst="" c b ratios sep rline="" cuts line=""
+	# the ratio of each run's two walks over the same stacks, attached at
+	# once (prog_cost_pair): the median. The separate runs of the two churns
+	# are shown beside it; this host's drift between runs is larger than
+	# the margins asked for
 	for d in $PCOST_DEPTHS; do
-		ratios=$(pcost_paired "tables/full/$d/leave" "fp/full/$d/leave" '$1 / $2')
+		ratios=$(pcost_paired "side/walk/$d/tables/leave" "side/walk/$d/fp/leave" '$1 / $2')
 		r=$(MEDIAN_FMT=%.2f median $ratios)
-		rline="$rline depth $d: ${r:-n/a}x ($ratios);"
+		sep=$(pcost_pair_median "tables/full/$d/leave" "fp/full/$d/leave" '$1 / $2')
+		rline="$rline depth $d: ${r:-n/a}x ($ratios; separate runs of the two churns: ${sep}x);"
 		isnum "${r:-x}" || continue
 		[ -z "$worst" ] || [ "$(ge "$r" "$worst")" = 1 ] && worst=$r
 	done
 	v=$(le "${worst:-x}" 1.1)
 	echo "$(verdict "$v") return program by the tables within 1.1x the frame-pointer walk at every depth" \
-	     "(median of the runs' ratios): worst ${worst:-n/a}x;$rline"
+	     "(side by side, median of the runs' ratios): worst ${worst:-n/a}x;$rline"
 	[ -n "${BENCH_BASELINE:-}" ] || return 0
-	# each run's new figure against the baseline's of the same run (they ran
-	# one after the other): the median of those cuts, which drift between
-	# runs does not move
-	local cuts line=""
+	# each run's new figure against the baseline's, attached at once
 	for d in $PCOST_DEPTHS; do
 		for b in tables fp; do
-			cuts=$(pcost_paired "$b/full/$d/leave" "$b/base/$d/leave" '1 - $1 / $2')
+			cuts=$(pcost_paired "side/$b/$d/new/leave" "side/$b/$d/base/leave" '1 - $1 / $2')
 			c=$(MEDIAN_FMT=%.2f median $cuts)
 			line="$line $b depth $d: ${c:-n/a} ($cuts);"
 			isnum "${c:-x}" || continue
@@ -1592,7 +1682,7 @@ prog_cost_verdict() {
 	done
 	v=$(ge "${cut_worst:-x}" 0.30)
 	echo "$(verdict "$v") return program at least 30% cheaper than the baseline build, both walks, every depth" \
-	     "(median of the runs' paired cuts): the least ${cut_worst:-n/a};$line"
+	     "(side by side, median of the runs' paired cuts): the least ${cut_worst:-n/a};$line"
 }
 
 if [ "${BENCH_ONLY:-}" = 18 ]; then

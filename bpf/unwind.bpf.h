@@ -466,9 +466,32 @@ static __always_inline long unwind_fast(struct call_state *s, struct walk_regs *
 	return 0;
 }
 
+/* a frame of the loop: by its cached row as inline (unwind_fast) where it
+ * can, else by unwind_step */
 static long unwind_frame(__u64 i, struct call_state **sp)
 {
-	return unwind_step(*sp);
+	struct call_state *s = *sp;
+	struct walk_regs w = {
+		.pc = s->walk.pc,
+		.sp = s->walk.sp,
+		.fp = s->walk.fp,
+		.n = s->walk.n,
+		.exact = s->walk.exact,
+		.version = s->walk.version,
+	};
+	long ret = unwind_fast(s, &w);
+
+	if (ret < 0)
+		return unwind_step(s);
+	s->walk.n = w.n;
+	if (ret > 0)
+		return 1;
+	s->walk.pc = w.pc;
+	s->walk.sp = w.sp;
+	s->walk.fp = w.fp;
+	s->walk.fp_below = 0;
+	s->walk.exact = 0;
+	return 0;
 }
 
 /* into s->event.stack; returns the number of frames. Stops where the chain
