@@ -1518,6 +1518,10 @@ prog_cost_cmd() {
 	done
 	wait_exit "$dpid" 60
 	PCOST[$key/leave]="${PCOST[$key/leave]:-} $v"
+	# the first run's kept too: a program may not make the same calls
+	# twice (python3.11 moves one call between two stacks in some runs)
+	[ -e "$LOGS/pcost-${key//\//-}.first" ] ||
+		sort "$LOGS/$tag.folded" >"$LOGS/pcost-${key//\//-}.first" 2>/dev/null
 	sort "$LOGS/$tag.folded" >"$LOGS/pcost-${key//\//-}.folded" 2>/dev/null
 }
 
@@ -1530,6 +1534,74 @@ PCOST_CMAKE_SCRIPT='foreach(i RANGE 3000)
 endforeach()'
 PCOST_PY='import json
 for i in range(20000): json.dumps({"a": list(range(50))})'
+
+# leave_alloc's ns per run in the program of the tracer whose pid is $1, or
+# nothing; $2: the fdinfo file found before ("FILE ID"), read again
+pcost_leave_now() {
+	local f id info=$2
+	if [ -z "$info" ]; then
+		for f in /proc/"$1"/fdinfo/*; do
+			grep -q '^run_cnt:' "$f" 2>/dev/null || continue
+			id=$(awk '/^prog_id:/ { print $2 }' "$f" 2>/dev/null)
+			bpftool prog show id "$id" 2>/dev/null | grep -q ' name leave_alloc ' &&
+				info="$f $id" && break
+		done
+	fi
+	[ -n "$info" ] || return 0
+	set -- $info
+	awk -v id="$2" -v info="$info" '/^prog_id:/ { p = $2 } /^run_time_ns:/ { t = $2 }
+		/^run_cnt:/ { c = $2 } END { if (c && p == id) printf "%.0f %s\n", t / c, info }' \
+		"$1" 2>/dev/null
+}
+
+# prog_cost_cmd_pair KEY_A KEY_B TL_A TL_B: the real programs as
+# prog_cost_pair runs churn, both tracers attached at once (A first), from
+# a point where each program waits for them; into PCOST[KEY/PROGRAM/leave]
+prog_cost_cmd_pair() {
+	local ka=$1 kb=$2 prog pid tag k now go
+	local -a tls=("$3" "$4") keys=("$ka" "$kb") dpids info val
+	for prog in cmake python; do
+		tag=pcost-cpair-$RANDOM
+		go=$LOGS/$tag.go
+		case $prog in
+		cmake)
+			command -v cmake >/dev/null || continue
+			printf 'while(NOT EXISTS "%s")\n  execute_process(COMMAND sleep 0.05)\nendwhile()\n%s\n' \
+				"$go" "$PCOST_CMAKE_SCRIPT" >"$LOGS/$tag.cmake"
+			cmake -P "$LOGS/$tag.cmake" >"$LOGS/$tag.target" 2>&1 &
+			;;
+		python)
+			[ -x /usr/bin/python3.11 ] || continue
+			PYTHONHASHSEED=0 /usr/bin/python3.11 -c "import os, time, json
+while not os.path.exists('$go'): time.sleep(0.05)
+$PCOST_PY" >"$LOGS/$tag.target" 2>&1 &
+			;;
+		esac
+		pid=$!
+		STARTED+=("$pid")
+		dpids=() info=() val=()
+		for k in 0 1; do
+			"${tls[$k]}" -p "$pid" -i 0 -t 0 >"$LOGS/$tag.$k.out" 2>"$LOGS/$tag.$k.err" &
+			dpids+=($!)
+			STARTED+=($!)
+			wait_line "$LOGS/$tag.$k.err" 'attached to pid' 60 "${dpids[$k]}" || break
+		done
+		: >"$go"
+		while alive "$pid"; do
+			for k in 0 1; do
+				now=$(pcost_leave_now "${dpids[$k]:-0}" "${info[$k]:-}")
+				[ -n "$now" ] || { info[$k]=""; continue; }
+				val[$k]=${now%% *}
+				info[$k]=${now#* }
+			done
+			sleep 0.1
+		done
+		for k in 0 1; do
+			PCOST[${keys[$k]}/$prog/leave]="${PCOST[${keys[$k]}/$prog/leave]:-} ${val[$k]:-0}"
+			wait_exit "${dpids[$k]:-0}" 60
+		done
+	done
+}
 
 # prog_cost_real KEY TRACELLOC: both programs once
 prog_cost_real() {
@@ -1575,6 +1647,13 @@ section_prog_cost() {
 	for run in $(seq "$PCOST_RUNS"); do
 		prog_cost_real real "$TRACELLOC"
 		[ -z "${BENCH_BASELINE:-}" ] || prog_cost_real base "$BENCH_BASELINE"
+		if [ -n "${BENCH_BASELINE:-}" ]; then
+			if [ $((run % 2)) = 1 ]; then
+				prog_cost_cmd_pair side/new side/base "$TRACELLOC" "$BENCH_BASELINE"
+			else
+				prog_cost_cmd_pair side/base side/new "$BENCH_BASELINE" "$TRACELLOC"
+			fi
+		fi
 	done
 	restore_bpf_stats
 	# the least of the runs: what disturbs a run (an interrupt, the other
@@ -1615,18 +1694,27 @@ section_prog_cost() {
 		       "$(MEDIAN_FMT=%.2f median $(pcost_paired "real/$b/leave" "base/$b/leave" '1 - $1 / $2'))" \
 		       "$(pcost_same_stacks "$b")"
 	done
+	[ -n "${BENCH_BASELINE:-}" ] || return 0
+	echo "  the same programs side by side (both tracers attached by pid at once, each"
+	echo "  program waiting for them; medians, paired cuts):"
+	for b in cmake python; do
+		printf '  %-8s %-9s baseline %-9s cut %s\n' "$b" "$(pcost_median "side/new/$b")" \
+		       "$(pcost_median "side/base/$b")" \
+		       "$(pcost_pair_median "side/new/$b/leave" "side/base/$b/leave" '1 - $1 / $2')"
+	done
 }
 
 # pcost_same_stacks PROGRAM: whether both builds found the same calls on the
 # same stacks (the folded counts of each build's last run): a cheaper walk
 # must not be a different one
 pcost_same_stacks() {
-	local new=$LOGS/pcost-real-$1.folded old=$LOGS/pcost-base-$1.folded
+	local new=$LOGS/pcost-real-$1.folded old=$LOGS/pcost-base-$1.folded first=$LOGS/pcost-real-$1.first
 	[ -n "${BENCH_BASELINE:-}" ] && [ -s "$new" ] && [ -s "$old" ] || return 0
 	if cmp -s "$new" "$old"; then
 		echo "stacks: the same ($(wc -l <"$new") stacks)"
 	else
-		echo "stacks: $(comm -3 "$new" "$old" | wc -l) lines differ (diff $new $old)"
+		echo "stacks: $(comm -3 "$new" "$old" | wc -l) lines differ (diff $new $old);" \
+		     "the build's own first and last runs: $(comm -3 "$first" "$new" 2>/dev/null | wc -l)"
 	fi
 }
 

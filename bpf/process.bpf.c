@@ -104,6 +104,14 @@ int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct
 	sending = bpf_map_lookup_elem(&holding, &zero);
 	if (sending && *sending && *sending == bpf_get_current_pid_tgid())
 		return 0;
+	/* a hold of another tracelloc's attached to the same process: a
+	 * SIGSTOP a BPF program sent its own process (bpf_send_signal's
+	 * SEND_SIG_PRIV, from inside it; ptrace's comes from the debugger).
+	 * Taken for someone else's, each of two tracers would leave the
+	 * process stopped for the other */
+	if (sig == SIGSTOP && (unsigned long)info == 1 /* SEND_SIG_PRIV */ &&
+	    task->tgid == (__u32)(bpf_get_current_pid_tgid() >> 32))
+		return 0;
 	tgid = ns_tgid(task);
 	how = tgid ? bpf_map_lookup_elem(&held, &tgid) : NULL;
 	if (how)

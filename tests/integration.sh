@@ -1822,6 +1822,40 @@ test_dlopen() { # dlopen after attach, dlclose, dlopen again: frames named (also
 		"dlopen: the report names the frame, its module and its line"
 }
 
+test_two_tracers_hold() { # two tracelloc -p on one process that dlopens once both attached: it runs on, and each counts its calls (each took the other's hold at ld.so's hook for a stranger's stop, and the process stayed stopped)
+	need_target dlopen || return
+	need_target libplugin.so || return
+	local tpid k i pids=()
+	start_target dlopen "$TB/libplugin.so" wait || return
+	tpid=$TGT_PID
+	for k in a b; do
+		tl_bg "two_$k" -i 0 -m count -f "$T_DIR/two_$k.fg" -p "$tpid"
+		pids+=("$TL_PID")
+		if ! wait_for_grep "$T_DIR/two_$k.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+			fail "two tracers: tracer $k did not attach"
+			show "$T_DIR/two_$k.err"
+			return
+		fi
+	done
+	kill -USR1 "$tpid"
+	for i in $(seq 100); do
+		pid_alive "$tpid" || break
+		sleep 0.1
+	done
+	if pid_alive "$tpid"; then
+		fail "two tracers: the target did not end within 10 s (state $(awk '{ print $3 }' "/proc/$tpid/stat"))"
+		kill -KILL "$tpid"
+		return
+	fi
+	for k in 0 1; do
+		wait_pid "${pids[$k]}" 30 || fail "two tracers: tracer $k did not end"
+		assert_eq "$WAIT_RC" 0 "two tracers: tracer $k's exit status"
+		# 3 x 777 and 1 x 333 from the two copies of the library
+		assert_eq "$(fold_sum "$T_DIR/two_$([ "$k" = 0 ] && echo a || echo b).fg" plugin_alloc)" 4 \
+			"two tracers: tracer $k's plugin_alloc calls"
+	done
+}
+
 test_dlopen_same_place() { # two libraries loaded in turn at one place, the same return addresses: each leak under its own library's function
 	need_target swap || return
 	local m
