@@ -78,7 +78,11 @@
 #    the same run, and the reduction is said. Then leave_alloc's cost while
 #    tracing two real programs (cmake -P over a regex script, python3.11
 #    writing JSON), beside the baseline's, and whether both builds found the
-#    same calls on the same stacks. BENCH_ONLY=18.
+#    same calls on the same stacks. Side by side: two tracers attached to one
+#    process at once (the build and the baseline; the tables and --unwind fp
+#    over one churn with frame pointers; cmake and python3.11 attached by pid
+#    while they wait), whose paired ratios hold to a few percent where this
+#    host drifts 30% between runs; the verdicts read those. BENCH_ONLY=18.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
