@@ -470,6 +470,18 @@ static __always_inline long unwind_fast(struct call_state *s, struct walk_regs *
 	return 0;
 }
 
+/* the registers back into the walk's state, for unwind_step and the loop
+ * (a frame of unwind_fast's kept no rbp from below, as push_frame) */
+static __always_inline void save_regs(struct call_state *s, const struct walk_regs *w)
+{
+	s->walk.n = w->n;
+	s->walk.pc = w->pc;
+	s->walk.sp = w->sp;
+	s->walk.fp = w->fp;
+	s->walk.fp_below = 0;
+	s->walk.exact = w->exact;
+}
+
 /* a frame of the loop: by its cached row as inline (unwind_fast) where it
  * can, else by unwind_step */
 static long unwind_frame(__u64 i, struct call_state **sp)
@@ -490,11 +502,7 @@ static long unwind_frame(__u64 i, struct call_state **sp)
 	s->walk.n = w.n;
 	if (ret > 0)
 		return 1;
-	s->walk.pc = w.pc;
-	s->walk.sp = w.sp;
-	s->walk.fp = w.fp;
-	s->walk.fp_below = 0;
-	s->walk.exact = 0;
+	save_regs(s, &w);
 	return 0;
 }
 
@@ -542,13 +550,9 @@ static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_stat
 			if (ret)
 				break;
 		}
-		s->walk.n = w.n;
 		if (ret > 0)
 			return w.n;
-		s->walk.pc = w.pc;
-		s->walk.sp = w.sp;
-		s->walk.fp = w.fp;
-		s->walk.exact = w.exact;
+		save_regs(s, &w);
 		bpf_loop(MAX_STACK_DEPTH, unwind_frame, &s, 0);
 		return s->walk.n;
 	}

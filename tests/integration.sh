@@ -1847,12 +1847,12 @@ test_two_tracers_hold() { # two tracelloc -p on one process that dlopens once bo
 		kill -KILL "$tpid"
 		return
 	fi
-	for k in 0 1; do
-		wait_pid "${pids[$k]}" 30 || fail "two tracers: tracer $k did not end"
+	for k in a b; do
+		wait_pid "${pids[0]}" 30 || fail "two tracers: tracer $k did not end"
+		pids=("${pids[@]:1}")
 		assert_eq "$WAIT_RC" 0 "two tracers: tracer $k's exit status"
 		# 3 x 777 and 1 x 333 from the two copies of the library
-		assert_eq "$(fold_sum "$T_DIR/two_$([ "$k" = 0 ] && echo a || echo b).fg" plugin_alloc)" 4 \
-			"two tracers: tracer $k's plugin_alloc calls"
+		assert_eq "$(fold_sum "$T_DIR/two_$k.fg" plugin_alloc)" 4 "two tracers: tracer $k's plugin_alloc calls"
 	done
 }
 
