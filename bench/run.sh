@@ -82,7 +82,9 @@
 #    process at once (the build and the baseline; the tables and --unwind fp
 #    over one churn with frame pointers; cmake and python3.11 attached by pid
 #    while they wait), whose paired ratios hold to a few percent where this
-#    host drifts 30% between runs; the verdicts read those. BENCH_ONLY=18.
+#    host drifts 30% between runs; the verdicts read those. And what the
+#    figures would make of section 7's ratio to the floor on a host whose
+#    traps cost 0.8 us a call (PCOST_FLOOR_NS). BENCH_ONLY=18.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1424,7 +1426,7 @@ fi
 
 # ---------------------------------------------------------------- 18. the programs' own cost
 
-declare -A PCOST PCOST_RUNS_OF
+declare -A PCOST PCOST_RUNS_OF PCOST_PROJ
 PCOST_DEPTHS=${BENCH_PCOST_DEPTHS:-"0 5 20"}
 PCOST_RUNS=${BENCH_PCOST_RUNS:-5}
 # prog_cost_run KEY CHURN DEPTH TRACELLOC FLAGS...: one run's enter_call and
@@ -1633,6 +1635,9 @@ section_prog_cost() {
 				TRACELLOC_BENCH_PARTS=$parts prog_cost_run "tables/$parts/$depth" "$CHURN_NOFP" "$depth" "$TRACELLOC"
 				TRACELLOC_BENCH_PARTS=$parts prog_cost_run "fp/$parts/$depth" "$CHURN_FP" "$depth" "$TRACELLOC" --unwind fp
 			done
+			# what bpf_stats and a program that does nothing cost: the
+			# floor's programs (pcost_projection)
+			prog_cost_run "empty/$depth" "$CHURN_NOFP" "$depth" "$TRACELLOC" --empty-probes
 			if [ -n "${BENCH_BASELINE:-}" ]; then
 				prog_cost_run "tables/base/$depth" "$CHURN_NOFP" "$depth" "$BENCH_BASELINE"
 				prog_cost_run "fp/base/$depth" "$CHURN_FP" "$depth" "$BENCH_BASELINE" --unwind fp
@@ -1676,6 +1681,7 @@ section_prog_cost() {
 		done
 	done
 	echo "  (a malloc/free pair runs leave_alloc once and enter_call twice)"
+	pcost_projection
 	echo "  side by side: two tracers attached to one churn at once, both programs run at"
 	echo "  every return (medians of the runs; ratios and cuts paired within each run). The"
 	echo "  walks: tables and fp over the same stacks, of churn with frame pointers:"
@@ -1706,6 +1712,31 @@ section_prog_cost() {
 		       "$(pcost_median "side/base/$b")" \
 		       "$(pcost_pair_median "side/new/$b/leave" "side/base/$b/leave" '1 - $1 / $2')"
 	done
+}
+
+# pcost_projection: what the least runs above would make of section 7's
+# ratio to the floor on a host whose traps cost PCOST_FLOOR_NS a call (issue
+# 28's cheap-trap host: 0.8 us). A malloc/free pair is two calls: three traps
+# (the floor) and leave_alloc once, enter_call twice; what each program adds
+# over the floor's own empty run (which carries bpf_stats' clock reads too)
+pcost_projection() {
+	local floor=${PCOST_FLOOR_NS:-800} depth b e l x line
+	printf '  on a host whose floor is %s ns a call, traced/floor (section 7) would be:' "$floor"
+	for depth in $PCOST_DEPTHS; do
+		line=""
+		for b in tables fp; do
+			e=${PCOST[$b/full/$depth/enter]:-} l=${PCOST[$b/full/$depth/leave]:-} x=${PCOST[empty/$depth/leave]:-}
+			if isnum "${e:-x}" && isnum "${l:-x}" && isnum "${x:-x}" && isnum "${PCOST[empty/$depth/enter]:-x}"; then
+				PCOST_PROJ[$b/$depth]=$(calc "1 + (($l - $x) + 2 * ($e - ${PCOST[empty/$depth/enter]})) / (2 * $floor)" %.2f)
+				line="$line $b ${PCOST_PROJ[$b/$depth]}x"
+			else
+				line="$line $b n/a"
+			fi
+		done
+		printf '\n    depth %s:%s' "$depth" "$line"
+	done
+	printf '\n    (an empty run, enter_call/leave_alloc, by depth:%s ns)\n' "$(for depth in $PCOST_DEPTHS; do
+		printf ' %s/%s' "${PCOST[empty/$depth/enter]:-?}" "${PCOST[empty/$depth/leave]:-?}"; done)"
 }
 
 # pcost_same_stacks PROGRAM: whether both builds found the same calls on the
@@ -1746,6 +1777,12 @@ pcost_paired() {
 
 prog_cost_verdict() {
 	local d worst="" r v cut_worst="" c b ratios sep rline="" cuts line=""
+	# section 7's targets, on a host whose traps cost 0.8 us (pcost_projection)
+	v=$(le "${PCOST_PROJ[tables/5]:-x}" 1.5)
+	[ "$v" = 1 ] && v=$(le "${PCOST_PROJ[tables/20]:-x}" 2)
+	echo "$(verdict "$v") section 7's targets on a host whose floor is ${PCOST_FLOOR_NS:-800} ns a call" \
+	     "(from the programs' ns): depth 5 by the tables <= 1.5x: ${PCOST_PROJ[tables/5]:-n/a}x;" \
+	     "depth 20 <= 2x: ${PCOST_PROJ[tables/20]:-n/a}x"
 	# the ratio of each run's two walks over the same stacks, attached at
 	# once (prog_cost_pair): the median. The separate runs of the two churns
 	# are shown beside it; this host's drift between runs is larger than
