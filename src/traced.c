@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* the traced processes, by slot (see traced.h) */
+/* the traced processes, by slot (see traced.h); those that come while
+ * tracing (exec, forks, --comm) are taken in by arrivals.c */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -27,49 +28,10 @@
 #include "target.h"
 #include "text.h"
 #include "traced.h"
+#include "traced_int.h"
 #include "tracer.h"
 #include "tracelloc.h"
 #include "unwinder.h"
-
-/* one traced process, in the BPF slot of the same index */
-struct proc {
-	bool live;			/* the slot is taken */
-	uint32_t idx;			/* its number in processes (several); 0 with one */
-	struct target *target;
-	struct attach *attach;
-	struct symbolizer *symbolizer;	/* with one process; else processes own them */
-	uint32_t unwinder_gen;		/* maps_gen when its tables were last brought up to date */
-	uint32_t probes_gen;		/* maps_gen when its probes were last brought up to date */
-	bool main_exit_told;		/* the probes stopped with the main thread, said once */
-	struct programs *programs;	/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
-	bool exec_unsettled;		/* the last one's libraries are not probed yet */
-	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
-	bool sym_shared;		/* a fork's child naming frames with its parent's symbolizer */
-};
-
-struct traced {
-	const struct options *opts;
-	bool several;			/* --follow-forks, --comm, -p with several pids */
-	struct proc procs[MAX_PROCS];
-	struct proc *first;		/* what was asked for first: the summary's pid */
-	char first_ending[256];		/* several: how the first ended */
-	uint64_t untraced;		/* processes that came when every slot was taken */
-	struct tracer *tracer;
-	struct recording *rec;
-	struct holds *holds;
-	struct closer *closer;
-	/* the loop that watches the processes' exits, while tracing */
-	struct loop *loop;
-	loop_fn on_exit;
-	void *loop_ctx;
-	/* new stacks since the maps were last read for the symbolizers */
-	uint32_t stacks_at_refresh;
-	unsigned int rec_generation;
-	uint64_t refreshed_ns;
-	/* stacks cut for want of a table, when last looked at */
-	uint64_t cut_no_table;
-	uint64_t cuts_checked_ns;
-};
 
 /* how often the stacks cut for want of a table are looked at */
 #define CUTS_CHECK_NS 50000000ULL
@@ -77,7 +39,6 @@ struct traced {
 /* -vv: each read that came late */
 #define LATE_READ_NS 50000000ULL
 
-static int watch_proc(struct traced *t, struct proc *p);
 static void unwatch_proc(struct traced *t, struct proc *p);
 static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t ending_size);
 
@@ -86,23 +47,8 @@ static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t e
  * memleak does) */
 static const char attach_probes_step[] = "cannot attach probes to pid %d";
 
-static pid_t proc_pid(const struct proc *p)
-{
-	return target__pid(p->target);
-}
-
-static uint32_t slot_of(const struct traced *t, const struct proc *p)
-{
-	return (uint32_t)(p - t->procs);
-}
-
-static struct proc_state *bpf_state(struct traced *t, const struct proc *p)
-{
-	return tracer__state(t->tracer, slot_of(t, p));
-}
-
 /* a free slot, or NULL when MAX_PROCS are traced (or one with one process) */
-static struct proc *free_slot(struct traced *t)
+struct proc *free_slot(struct traced *t)
 {
 	size_t i, n = t->several ? MAX_PROCS : 1;
 
@@ -192,7 +138,7 @@ static int open_targets(struct traced *t)
 }
 
 /* the process has exited (its pidfd polls readable) */
-static bool proc_gone(const struct proc *p)
+bool proc_gone(const struct proc *p)
 {
 	struct pollfd pfd = { .fd = target__pidfd(p->target), .events = POLLIN };
 
@@ -218,16 +164,23 @@ static int named_found(struct traced *t, const struct proc *p)
 		   f->lib ? f->lib : "");
 }
 
+/* what each process's probes are asked for */
+void attach_options(const struct traced *t, struct attach_opts *aopts)
+{
+	*aopts = (struct attach_opts){ .probe_at_symbol = t->opts->probe_at_symbol,
+				       .no_mmap = t->opts->no_mmap,
+				       .hold_at_exit = t->opts->leak_check,
+				       .closer = t->closer, .named = &t->opts->named };
+}
+
 static int find_allocator(struct traced *t, struct proc *p)
 {
-	struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
-					     .no_mmap = t->opts->no_mmap,
-					     .hold_at_exit = t->opts->leak_check,
-					     .closer = t->closer, .named = &t->opts->named };
+	struct attach_opts aopts;
 	pid_t pid = proc_pid(p);
 	char why[512];
 	int err;
 
+	attach_options(t, &aopts);
 	p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
 	if (!p->attach)
 		return say(-ENOMEM, "cannot attach");
@@ -310,23 +263,18 @@ static void watch_system_calls(struct traced *t, struct proc *p)
  * are its own: where its code is now; and where its mappings are seen.
  * Not before its libraries are mapped (settled): a dynamic program just
  * exec'd has no libc yet, and is no static executable for that. */
-static void set_loader(struct traced *t, struct proc *p, bool settled)
+void set_loader(struct traced *t, struct proc *p, bool settled)
 {
 	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
 		watch_system_calls(t, p);
 }
 
-static void tell_new_probes(struct proc *p)
+void tell_new_probes(struct proc *p)
 {
 	char prefix[64];
 
 	snprintf(prefix, sizeof(prefix), "tracelloc: pid %d: probing as well: ", proc_pid(p));
 	attach__describe_new(p->attach, prefix, stderr);
-}
-
-static uint32_t maps_gen(struct traced *t, const struct proc *p)
-{
-	return __atomic_load_n(&bpf_state(t, p)->maps_gen, __ATOMIC_RELAXED);
 }
 
 /* an allocator library loaded since (dlopen): probed as soon as ld.so says so */
@@ -345,7 +293,7 @@ static void refresh_probes(struct traced *t, struct proc *p)
 
 /* tables for libraries mapped since the last look: at once after ld.so
  * says the maps change, and on every tick for the rest ([uprobes], mmap) */
-static void refresh_unwinder(struct traced *t, struct proc *p, bool always)
+void refresh_unwinder(struct traced *t, struct proc *p, bool always)
 {
 	uint32_t gen = maps_gen(t, p);
 
@@ -363,7 +311,7 @@ static void refresh_unwinder(struct traced *t, struct proc *p, bool always)
 /* p's name and symbolizer (a new one, or share: its parent's, for a fork's
  * child whose files are its parent's); reserved: the number of a fork's
  * child, given when its parent forked */
-static int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
+int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
 		     struct symbolizer *share)
 {
 	struct symbolizer *sym = share ? symbolizer__get(share) : symbolizer__new(proc_pid(p));
@@ -397,14 +345,9 @@ static int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
 	return 0;
 }
 
-static struct symbolizer *proc_symbolizer(struct traced *t, const struct proc *p)
-{
-	return t->several ? processes__symbolizer(recording__processes(t->rec), p->idx) : p->symbolizer;
-}
-
 /* reads p's maps for its symbolizer; a child that shares its parent's gets
  * one of its own once it maps files of its own (ld.so's count moved) */
-static void refresh_symbolizer(struct traced *t, struct proc *p)
+void refresh_symbolizer(struct traced *t, struct proc *p)
 {
 	if (!p->sym_shared) {
 		symbolizer__refresh(proc_symbolizer(t, p));
@@ -417,7 +360,7 @@ static void refresh_symbolizer(struct traced *t, struct proc *p)
 }
 
 /* the BPF side filters on the process from now on */
-static int trace_proc(struct traced *t, struct proc *p)
+int trace_proc(struct traced *t, struct proc *p)
 {
 	uint32_t pid = proc_pid(p), slot = slot_of(t, p);
 
@@ -425,7 +368,7 @@ static int trace_proc(struct traced *t, struct proc *p)
 }
 
 /* a slot's process is no longer traced: its probes go, its numbers stay */
-static void end_proc(struct traced *t, struct proc *p, const char *how)
+void end_proc(struct traced *t, struct proc *p, const char *how)
 {
 	uint32_t pid = proc_pid(p);
 
@@ -450,7 +393,7 @@ static void end_proc(struct traced *t, struct proc *p, const char *how)
 }
 
 /* p's chain of programs begins with the one it runs now */
-static int start_programs(struct proc *p)
+int start_programs(struct proc *p)
 {
 	char exe[1024];
 
@@ -642,254 +585,6 @@ static int consume(struct traced *t)
 	return err;
 }
 
-/* probes, tables and names for what the process maps now; 0, or why its
- * program cannot be traced. at_exec: a dynamic program's libraries are yet
- * to come (ld.so is probed for them) */
-static int probe_new_files(struct traced *t, struct proc *p, bool at_exec)
-{
-	int err;
-
-	refresh_unwinder(t, p, true);
-	refresh_symbolizer(t, p);
-	err = attach__refresh(p->attach);
-	set_loader(t, p, !at_exec || !attach__loader_probed(p->attach));
-	p->probes_gen = maps_gen(t, p);
-	tell_new_probes(p);
-	return err;
-}
-
-/*
- * A new program in the process (exec, or --comm's name starting), held
- * stopped when p->hold_exec: its executable and ld.so are probed now, its
- * libraries at ld.so's hook (a second stop), before any of their code runs.
- * A -p target runs on, and is probed as it maps its files. 0, or why the
- * program cannot be traced.
- */
-static int probe_program(struct traced *t, struct proc *p)
-{
-	int err = probe_new_files(t, p, true);
-
-	/* a dynamic program's allocator comes with its libraries: at the hook */
-	p->exec_unsettled = attach__loader_probed(p->attach) && (!err || err == -ENOENT);
-	if (p->exec_unsettled) {
-		if (p->hold_exec) {
-			bpf_state(t, p)->hook_calls = 0;
-			bpf_state(t, p)->hold_at_hook = 1;
-		}
-		err = 0;
-	}
-	if (p->hold_exec)
-		holds__release(t->holds, proc_pid(p));
-	return err;
-}
-
-/* with several processes, one that cannot be traced on ends alone */
-static bool proc_verdict(struct traced *t, struct proc *p, int err, char *ending,
-			 size_t ending_size)
-{
-	char why[512];
-
-	if (!err)
-		return true;
-	programs__exec_verdict(p->programs, err, attach__culprit(p->attach), why, sizeof(why));
-	if (!t->several) {
-		snprintf(ending, ending_size, "%s", why);
-		return false;
-	}
-	fprintf(stderr, "tracelloc: pid %d: %s\n", proc_pid(p), why + strlen("target "));
-	end_proc(t, p, "exec");
-	return true;
-}
-
-/*
- * The process called exec, and the trace goes on in its new program: the
- * old heap went with the old program. false, with the ending, when the
- * trace ends there.
- */
-static bool follow_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
-{
-	pid_t pid = proc_pid(p);
-	char exe[512];
-	int err = 0;
-
-	if (p->hold_exec && (err = target__wait_stopped(p->target))) {
-		if (proc_gone(p))
-			snprintf(ending, ending_size, "target exited");
-		else
-			snprintf(ending, ending_size, "target called exec and was not held there (%s): "
-				 "stopped", strerror(-err));
-		if (!t->several)
-			return false;
-		end_proc(t, p, "exited");
-		return true;
-	}
-	programs__exe(pid, exe, sizeof(exe));
-	programs__exec(p->programs, exe);
-	fprintf(stderr, "tracelloc: pid %d called exec: now %s\n", pid, exe);
-
-	if (t->several) {
-		/* the old program's blocks went with it; the new one has a number of its own */
-		recording__drop_process(t->rec, p->idx, "exec");
-		processes__superseded(recording__processes(t->rec), p->idx);
-	} else if (recording__reset(t->rec)) {
-		snprintf(ending, ending_size, "target called exec: out of memory");
-		return false;
-	}
-	/* the old program's frames are named from what it mapped */
-	if (!p->sym_shared)
-		symbolizer__freeze(proc_symbolizer(t, p));
-	err = name_proc(t, p, 0, NULL);
-	if (err) {
-		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
-		if (!t->several)
-			return false;
-		end_proc(t, p, "exec");
-		return true;
-	}
-	return proc_verdict(t, p, probe_program(t, p), ending, ending_size);
-}
-
-/* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
-static bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
-{
-	int err;
-
-	if (!p->exec_unsettled || (p->hold_exec && bpf_state(t, p)->hold_at_hook))
-		return true;
-	if (p->hold_exec && target__wait_stopped(p->target))
-		return true;	/* gone: the pidfd says so */
-	p->exec_unsettled = false;
-	err = probe_new_files(t, p, false);
-	if (p->hold_exec)
-		holds__release(t->holds, proc_pid(p));
-	if (err)
-		programs__exec_verdict(p->programs, err, attach__culprit(p->attach), ending, ending_size);
-	return proc_verdict(t, p, err, ending, ending_size);
-}
-
-/*
- * A process held by the BPF side at its start: a traced process's child
- * (parent set), or a program of --comm's name. It waits, stopped, in a slot
- * of its own, until it is probed.
- */
-/* a new process in slot p, stopped: its state reset, its names and tables
- * made, its tracing begun (not its probes); negative errno */
-static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uint32_t idx)
-{
-	pid_t pid = proc_pid(p);
-	int err;
-
-	memset(bpf_state(t, p), 0, sizeof(struct proc_state));
-	p->hold_exec = !t->opts->no_follow_exec;
-	bpf_state(t, p)->hold_exec = p->hold_exec;
-	p->probes_gen = p->unwinder_gen = 0;
-	p->main_exit_told = false;
-	err = start_programs(p);
-	if (err)
-		return err;
-	/* a copy of its parent: the same files at the same places */
-	err = name_proc(t, p, idx, parent && parent->live && t->several &&
-			!symbolizer__contested(proc_symbolizer(t, parent)) ?
-			proc_symbolizer(t, parent) : NULL);
-	if (!err && tracer__unwinder(t->tracer))
-		err = unwinder__add(tracer__unwinder(t->tracer), slot_of(t, p), pid);
-	if (!err) {
-		struct attach_opts aopts = { .probe_at_symbol = t->opts->probe_at_symbol,
-					     .no_mmap = t->opts->no_mmap,
-					     .hold_at_exit = t->opts->leak_check,
-					     .closer = t->closer, .named = &t->opts->named };
-
-		p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
-		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
-	}
-	if (!err)
-		err = trace_proc(t, p);
-	return err;
-}
-
-/* a forked child: its parent's files at the same places, probed (a child
- * sharing its parent's memory has its probes; it is traced from exec) */
-static void probe_child(struct traced *t, struct proc *p, const struct proc *parent,
-			bool shares_vm)
-{
-	pid_t pid = proc_pid(p);
-	int err = 0;
-
-	if (!shares_vm) {
-		err = attach__find(p->attach);
-		if (!err)
-			err = attach__attach(p->attach);
-	}
-	/* a child sharing its parent's memory (posix_spawn, vfork) probes
-	 * nothing of its own until its exec: no static executable for that */
-	set_loader(t, p, !shares_vm);
-	holds__release(t->holds, pid);
-	/* -v: each child; else its probes are its parent's, told already */
-	if (!err && t->opts->verbose) {
-		char prefix[96];
-
-		snprintf(prefix, sizeof(prefix), "tracelloc: pid %d, forked by pid %d: ", pid,
-			 proc_pid(parent));
-		attach__describe_new(p->attach, prefix, stderr);
-	}
-	attach__describe_new(p->attach, NULL, NULL);
-	if (err) {
-		char why[512];
-
-		attach__verdict(p->attach, pid, err, why, sizeof(why));
-		fprintf(stderr, "tracelloc: %s\n", why);
-		end_proc(t, p, "untraced");
-	}
-}
-
-int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx,
-		 bool shares_vm)
-{
-	struct proc *parent = parent_slot < MAX_PROCS ? &t->procs[parent_slot] : NULL;
-	struct processes *ps = recording__processes(t->rec);
-	struct proc *p = free_slot(t);
-	int err;
-
-	if (!p)
-		return -ENOSPC;
-	/* gone already: its copy of the parent's blocks stays, as it was */
-	if (target__open(pid, &p->target)) {
-		tracer__untrace(t->tracer, pid);
-		holds__release(t->holds, pid);
-		if (idx) {
-			processes__set(ps, idx, pid, processes__comm(ps, idx), NULL);
-			processes__ended(ps, idx, "exited");
-		}
-		return 0;
-	}
-	p->live = true;
-	p->idx = idx;
-	if (watch_proc(t, p) || target__wait_stopped(p->target)) {
-		end_proc(t, p, "exited");
-		return 0;
-	}
-	err = start_proc(t, p, parent, idx);
-	if (err) {
-		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
-		end_proc(t, p, "untraced");
-		if (idx)
-			recording__drop_process(t->rec, idx, "untraced");
-		holds__release(t->holds, pid);
-		t->untraced++;
-		return 0;
-	}
-	if (!parent) {
-		/* a program at its start: probed as an exec is */
-		char why[512];
-
-		err = probe_program(t, p);
-		proc_verdict(t, p, err, why, sizeof(why));
-		return 0;
-	}
-	probe_child(t, p, parent, shares_vm);
-	return 0;
-}
-
 /*
  * Processes that exited: their last records read, then their slots free.
  * A record that needs handling first (a fork, an exec) may stand before
@@ -997,7 +692,7 @@ void traced__announce(struct traced *t, FILE *out)
 }
 
 /* the loop watches a process's pidfd: its exit */
-static int watch_proc(struct traced *t, struct proc *p)
+int watch_proc(struct traced *t, struct proc *p)
 {
 	if (!t->loop)
 		return 0;
@@ -1131,38 +826,6 @@ bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
 	return true;
 }
 
-bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_size)
-{
-	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
-	char exe[256];
-
-	if (!t->opts->no_follow_exec)
-		return follow_exec(t, p, ending, ending_size);
-	programs__exe(proc_pid(p), exe, sizeof(exe));
-	if (!t->several) {
-		snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
-		return false;
-	}
-	fprintf(stderr, "tracelloc: pid %d called exec (now %s): no longer traced\n",
-		proc_pid(p), exe);
-	end_proc(t, p, "exec");
-	return true;
-}
-
-bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
-{
-	struct proc *p;
-	size_t i;
-
-	for (i = 0; i < MAX_PROCS; i++) {
-		p = &t->procs[i];
-		if (p->live && p->exec_unsettled && p->hold_exec &&
-		    !settle_exec(t, p, ending, ending_size))
-			return false;
-	}
-	return true;
-}
-
 void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
 {
 	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
@@ -1173,21 +836,6 @@ void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
 		refresh_probes(t, p);
 	}
 	holds__release(t->holds, procfs__tgid(tid));
-}
-
-bool traced__has_room(struct traced *t)
-{
-	return free_slot(t) != NULL;
-}
-
-/* a new process the BPF side stopped and marked held: no slot for it */
-void traced__let_go(struct traced *t, pid_t pid)
-{
-	tracer__untrace(t->tracer, pid);
-	holds__release(t->holds, pid);
-	if (!t->untraced++)
-		fprintf(stderr, "tracelloc: pid %d is not traced: %d processes are traced at once "
-			"already (the summary counts those left out)\n", pid, MAX_PROCS);
 }
 
 uint32_t traced__idx(const struct traced *t, uint16_t slot)
