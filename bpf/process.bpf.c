@@ -197,3 +197,28 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * Without --follow-forks: a traced process's new child runs untraced, and
+ * what it allocates is nowhere in the trace (sh -c 'cmd; ...' forks cmd).
+ * Counted, and the last one kept, so that the user is told.
+ */
+volatile __u32 untraced_fork[2] = {};	/* the last: its parent, the child */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(count_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 parent_tgid, *slot;
+
+	if (!parent || !child || child->tgid == parent->tgid)
+		return 0;	/* a thread */
+	parent_tgid = ns_tgid(parent);
+	if (!parent_tgid || parent_tgid == ignore_forks_of)
+		return 0;
+	slot = bpf_map_lookup_elem(&traced, &parent_tgid);
+	if (!slot || *slot >= MAX_PROCS)
+		return 0;
+	count(COUNTER_UNTRACED_FORKS);
+	untraced_fork[0] = parent_tgid;
+	untraced_fork[1] = ns_tgid(child);
+	return 0;
+}

@@ -72,6 +72,9 @@ void report__summary(FILE *out, const struct summary *s)
 			"once already, %" PRIu64 " with no room to hold them)\n",
 			s->untraced_processes + s->loss.untraced_procs, s->untraced_processes,
 			MAX_PROCS, s->loss.untraced_procs);
+	if (s->loss.untraced_forks)
+		fprintf(out, "    child processes not traced: %" PRIu64 " (--follow-forks traces them)\n",
+			s->loss.untraced_forks);
 	if (s->execs) {
 		fputs("    exec: ", out);
 		text__put(out, s->execs);

@@ -807,9 +807,24 @@ int traced__flush(struct traced *t)
 	return after_read(t, events__flush(recording__events(t->rec)));
 }
 
+/* without --follow-forks, a child's allocations are nowhere in the trace:
+ * said once, at the first (the summary counts them all) */
+static void tell_untraced_fork(struct traced *t)
+{
+	pid_t parent, child;
+
+	if (t->fork_told || !tracer__untraced_fork(t->tracer, &parent, &child))
+		return;
+	t->fork_told = true;
+	fprintf(stderr, "tracelloc: pid %d started a child process, pid %d, which is not traced "
+		"(--follow-forks traces children)\n", parent, child);
+}
+
 bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
 {
 	size_t i;
+
+	tell_untraced_fork(t);
 
 	for (i = 0; i < MAX_PROCS; i++) {
 		struct proc *p = &t->procs[i];

@@ -52,6 +52,7 @@ struct traced {
 	struct proc *first;		/* what was asked for first: the summary's pid */
 	char first_ending[256];		/* several: how the first ended */
 	uint64_t untraced;		/* processes that came when every slot was taken */
+	bool fork_told;			/* an untraced child was said (no --follow-forks) */
 	struct tracer *tracer;
 	struct recording *rec;
 	struct holds *holds;

@@ -220,6 +220,7 @@ static int set_constants(struct tracer *t, const struct options *o)
 	t->skel->rodata->follow_forks = o->follow_forks || o->comm;
 	/* a new child is held by the bpf_send_signal_task kfunc (Linux 6.13) */
 	bpf_program__set_autoload(t->skel->progs.on_fork, t->skel->rodata->follow_forks);
+	bpf_program__set_autoload(t->skel->progs.count_fork, !t->skel->rodata->follow_forks);
 	if (t->skel->rodata->follow_forks && !kernel_has_func("bpf_send_signal_task"))
 		return say(0, "%s needs Linux 6.13 or later (the bpf_send_signal_task kfunc)",
 			   o->comm ? "--comm" : "--follow-forks");
@@ -347,6 +348,11 @@ int tracer__attach_tracepoints(struct tracer *t)
 		skel->links.on_fork = bpf_program__attach(skel->progs.on_fork);
 		if (!skel->links.on_fork)
 			return say(-errno, "cannot watch for forks (sched_process_fork)");
+	} else {
+		/* the children left untraced, counted: the user is told */
+		skel->links.count_fork = bpf_program__attach(skel->progs.count_fork);
+		if (!skel->links.count_fork)
+			return say(-errno, "cannot watch for forks (sched_process_fork)");
 	}
 	return 0;
 }
@@ -446,6 +452,16 @@ void tracer__loss(const struct tracer *t, struct loss *loss)
 	loss->cut_unreadable = counter(t, COUNTER_CUT_UNREADABLE);
 	loss->cut_depth = counter(t, COUNTER_CUT_DEPTH);
 	loss->untraced_procs = counter(t, COUNTER_UNTRACED_PROCS);
+	loss->untraced_forks = counter(t, COUNTER_UNTRACED_FORKS);
+}
+
+bool tracer__untraced_fork(const struct tracer *t, pid_t *parent, pid_t *child)
+{
+	const volatile __u32 *last = t->skel->bss->untraced_fork;
+
+	*parent = (pid_t)last[0];
+	*child = (pid_t)last[1];
+	return *child != 0;
 }
 
 uint64_t tracer__cut_no_table(const struct tracer *t)

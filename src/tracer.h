@@ -64,6 +64,9 @@ bool tracer__traced(const struct tracer *t, pid_t pid);
 struct proc_state *tracer__state(struct tracer *t, uint32_t slot);
 /* the loss counters, summed over the CPUs */
 void tracer__loss(const struct tracer *t, struct loss *loss);
+/* without --follow-forks: the last child a traced process started (its
+ * parent and it), which is not traced; false for none yet */
+bool tracer__untraced_fork(const struct tracer *t, pid_t *parent, pid_t *child);
 /* stacks cut so far where no table covered a frame (loss.cut_no_table) */
 uint64_t tracer__cut_no_table(const struct tracer *t);
 /* NULL when stacks are walked by frame pointers only */

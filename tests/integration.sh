@@ -1040,6 +1040,8 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 		assert_grep "$T_DIR/sn$mode.out" ' site_snapped' "snapped $mode: their stack"
 		[ "$mode" = run ] && assert_grep "$T_DIR/sn$mode.out" '^==> summary: 1 processes, ' \
 			"snapped --follow-forks: no snapshot followed as a process"
+		[ "$mode" = nap ] && assert_no_grep "$T_DIR/sn$mode.out" 'child processes not traced' \
+			"snapped $mode: a snapshot's copies are no untraced children"
 	done
 }
 
@@ -1505,6 +1507,22 @@ test_fork() { # the target forks: the child's calls, and its frees of the parent
 	METRICS="live count allocated" ledger_test forker
 	assert_eq "$SUM_UNKNOWN" 0 "fork: the child's frees are not the parent's unknown frees"
 	assert_no_grep "$T_DIR/count.fg" 'site_child' "fork: no stack of the child"
+	assert_grep "$T_DIR/count.out" '^    child processes not traced: 1 \(--follow-forks traces them\)$' \
+		"fork: the summary counts the child left untraced"
+}
+
+test_untraced_child() { # without --follow-forks, a child the command starts is not traced, and the user is told: once at the tick, and counted in the summary; threads are no children
+	need_target threads || return
+	tl_run uc -i 0 -t 0 -- sh -c "$TB/threads; sleep 1.5; $TB/threads"
+	check_normal_end uc '^target exited with status 0$' "untraced child" || return
+	assert_eq "$(grep -cE '^tracelloc: pid [0-9]+ started a child process, pid [0-9]+, which is not traced \(--follow-forks traces children\)$' "$T_DIR/uc.err")" 1 \
+		"untraced child: told once, at the tick"
+	assert_grep "$T_DIR/uc.out" '^    child processes not traced: 3 \(--follow-forks traces them\)$' \
+		"untraced child: the summary counts the three"
+	tl_run ut -i 0 -t 0 -- "$TB/threads"
+	check_normal_end ut '^target exited with status 0$' "threads" || return
+	assert_no_grep "$T_DIR/ut.out" 'child processes not traced' "threads: a thread is no child process"
+	assert_no_grep "$T_DIR/ut.err" 'child process' "threads: nothing told"
 }
 
 # proc_site_sum FOLDED PID SITE: the value of the stacks rooted at process
