@@ -1760,9 +1760,8 @@ section_prog_cost() {
 # (the floor) and leave_alloc once, enter_call twice; what each program adds
 # over the floor's own empty run (which carries bpf_stats' clock reads too).
 # A lower bound: tracing adds 1.5-1.8x the programs' run time to a call
-# here (section 7 measures it whole; where the rest goes is not measured:
-# the caches and TLB entries the programs take from the traced code would
-# be one place)
+# here (section 7 measures it whole): the daemon's work on the other CPU
+# and what the programs cost around their own run time
 pcost_projection() {
 	local floor=${PCOST_FLOOR_NS:-800} depth b e l x line
 	printf "  from the programs' own ns alone, on a host whose floor is %s ns a call, traced/floor\n" "$floor"
