@@ -311,8 +311,7 @@ void refresh_unwinder(struct traced *t, struct proc *p, bool always)
 /* p's name and symbolizer (a new one, or share: its parent's, for a fork's
  * child whose files are its parent's); reserved: the number of a fork's
  * child, given when its parent forked */
-int name_proc(struct traced *t, struct proc *p, uint32_t reserved,
-		     struct symbolizer *share)
+int name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbolizer *share)
 {
 	struct symbolizer *sym = share ? symbolizer__get(share) : symbolizer__new(proc_pid(p));
 	char comm[32];
