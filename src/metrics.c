@@ -86,6 +86,9 @@ int metrics__write(FILE *out, const struct metrics *m)
 		m->loss.cut_unreadable);
 	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"depth\"} %" PRIu64 "\n",
 		m->loss.cut_depth);
+	uint_metric(out, "tracelloc_untraced_children_total", "counter",
+		    "Child processes the traced ones started, not traced (no --follow-forks).",
+		    m->loss.untraced_forks);
 	uint_metric(out, "tracelloc_failed_stacks_total", "counter",
 		    "Allocations whose call stack could not be read.", st->failed_stacks);
 	uint_metric(out, "tracelloc_stacks", "gauge", "Distinct call stacks seen.", m->stacks);

@@ -578,6 +578,7 @@ test_endpoint_pages() { # --listen: /, /metrics (exact live bytes), /debug/pprof
 	assert_grep "$T_DIR/metrics" "^tracelloc_live_allocations $(ledger_sum "$exp" live-count)\$" \
 		"/metrics: live allocations = the ledger's"
 	assert_grep "$T_DIR/metrics" '^tracelloc_lost_events_total\{kind="alloc"\} 0$' "/metrics: lost events"
+	assert_grep "$T_DIR/metrics" '^tracelloc_untraced_children_total 0$' "/metrics: no child left untraced"
 	assert_grep "$T_DIR/metrics" '^# TYPE tracelloc_allocation_rate_bytes gauge$' "/metrics: allocation rate"
 	assert_grep "$T_DIR/metrics" "^tracelloc_target_info\\{pid=\"$(awk '{ print $2 }' "$T_DIR/h.ready")\"\\} 1\$" \
 		"/metrics: the pid traced"
