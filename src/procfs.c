@@ -78,3 +78,13 @@ unsigned long long procfs__rss(pid_t pid)
 		return 0;
 	return strtoull(at + 7, NULL, 10) * 1024;
 }
+
+pid_t procfs__first_child(pid_t pid)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	if (procfs__read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return (pid_t)strtol(buf, NULL, 10);
+}

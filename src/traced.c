@@ -819,11 +819,39 @@ static void tell_untraced_fork(struct traced *t)
 		"(--follow-forks traces children)\n", parent, child);
 }
 
+/*
+ * -p of a process that has made no allocation call while its child runs:
+ * a wrapper shell, or the pid of a parent taken for the worker's. Said
+ * once, a second into the trace.
+ */
+static void tell_idle_parent(struct traced *t)
+{
+	char comm[64], child_comm[64], name[160], child_name[160];
+	pid_t pid, child;
+
+	if (t->idle_told || t->several || !t->opts->npids || !t->first || !t->first->live ||
+	    heap__stats(recording__heap(t->rec))->alloc_calls ||
+	    clock__now_ns() / 1e9 - recording__start_s(t->rec) < 1)
+		return;
+	pid = proc_pid(t->first);
+	child = procfs__first_child(pid);
+	if (child <= 0)
+		return;
+	t->idle_told = true;
+	procfs__comm(pid, comm, sizeof(comm));
+	procfs__comm(child, child_comm, sizeof(child_comm));
+	fprintf(stderr, "tracelloc: pid %d (%s) has made no allocation call since tracing began; "
+		"its child pid %d (%s) may be the process meant (-p %d)\n", pid,
+		text__escape(comm, name, sizeof(name)), child,
+		text__escape(child_comm, child_name, sizeof(child_name)), child);
+}
+
 bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
 {
 	size_t i;
 
 	tell_untraced_fork(t);
+	tell_idle_parent(t);
 
 	for (i = 0; i < MAX_PROCS; i++) {
 		struct proc *p = &t->procs[i];

@@ -53,6 +53,7 @@ struct traced {
 	char first_ending[256];		/* several: how the first ended */
 	uint64_t untraced;		/* processes that came when every slot was taken */
 	bool fork_told;			/* an untraced child was said (no --follow-forks) */
+	bool idle_told;			/* -p of a process idle while its child works: said */
 	struct tracer *tracer;
 	struct recording *rec;
 	struct holds *holds;

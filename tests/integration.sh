@@ -1511,6 +1511,19 @@ test_fork() { # the target forks: the child's calls, and its frees of the parent
 		"fork: the summary counts the child left untraced"
 }
 
+test_idle_parent() { # -p of a shell that only waits on its child: told once, a second in, which child may be the process meant
+	local pid
+	sh -c 'sleep 4; true' &
+	pid=$!
+	register_pid "$pid"
+	sleep 0.2
+	tl_run ip -p "$pid" -d 1.8 -i 0 -t 0
+	check_normal_end ip '^duration elapsed$' "idle parent" || return
+	assert_eq "$(grep -cE "^tracelloc: pid $pid \(sh\) has made no allocation call since tracing began; its child pid [0-9]+ \(sleep\) may be the process meant \(-p [0-9]+\)\$" "$T_DIR/ip.err")" 1 \
+		"idle parent: its child named, once"
+	kill "$pid" 2>/dev/null
+}
+
 test_untraced_child() { # without --follow-forks, a child the command starts is not traced, and the user is told: once at the tick, and counted in the summary; threads are no children
 	need_target threads || return
 	tl_run uc -i 0 -t 0 -- sh -c "$TB/threads; sleep 1.5; $TB/threads"
