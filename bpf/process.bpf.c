@@ -222,3 +222,24 @@ int BPF_PROG(count_fork, struct task_struct *parent, struct task_struct *child)
 	untraced_fork[1] = ns_tgid(child);
 	return 0;
 }
+
+/*
+ * --leak-check: the alternate signal stack of each thread of the process
+ * the daemon runs it over (a task iterator of one process). A block the
+ * program gave sigaltstack() may be held by the kernel alone, as rustc's,
+ * or CPython's faulthandler's: the scan takes its address for a root.
+ * sigaltstack(SS_DISABLE) sets both to 0.
+ */
+SEC("iter/task")
+int sig_stacks(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct sig_stack st;
+
+	if (!task || !task->sas_ss_size)
+		return 0;
+	st.sp = task->sas_ss_sp;
+	st.size = task->sas_ss_size;
+	bpf_seq_write(ctx->meta->seq, &st, sizeof(st));
+	return 0;
+}

@@ -356,6 +356,13 @@ struct unwind_row {
 	unsigned char rbp_kind;		/* enum unwind_rbp */
 };
 
+/* --leak-check: a thread's alternate signal stack (sigaltstack), as the
+ * kernel holds it, one record per thread that has one (sig_stacks) */
+struct sig_stack {
+	unsigned long long sp;
+	unsigned long long size;
+};
+
 /* how the return program walks the stack */
 enum unwind_mode {
 	UNWIND_MODE_FP = 0,	/* frame pointers only */

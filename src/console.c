@@ -266,12 +266,19 @@ static void quiet(void *ctx, pid_t pid, bool on)
 	tracer__ignore_forks(c->tracer, on ? pid : 0);
 }
 
+static int sig_stacks(void *ctx, pid_t pid, uint64_t *sp, size_t max)
+{
+	struct console *c = ctx;
+
+	return tracer__sig_stacks(c->tracer, pid, sp, max);
+}
+
 /* one process: stopped, scanned (or a snapshot of it while it goes on),
  * let go, and its section printed */
 static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 {
 	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .quiet = quiet,
-				     .ctx = c, .snapshot = live,
+				     .sig_stacks = sig_stacks, .ctx = c, .snapshot = live,
 				     .attached_late = !c->opts->command,
 				     .pools = recording__pools(c->rec) };
 	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
@@ -293,6 +300,10 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 		say(err, "leak check of pid %d", pid);
 	if (err)
 		return;
+	if (leakcheck__sig_stacks_err(lc))
+		say(leakcheck__sig_stacks_err(lc), "leak check of pid %d: cannot read its threads' "
+		    "alternate signal stacks (a block only the kernel holds may be called lost)",
+		    pid);
 	lr = (struct leak_report){ .pid = pid, .how = leakcheck__how(lc),
 				   .stopped_ms = leakcheck__stopped_ms(lc),
 				   .scan_ms = leakcheck__scan_ms(lc),

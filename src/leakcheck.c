@@ -50,6 +50,10 @@ struct leakcheck {
 	/* the stopped threads, their registers */
 	struct snapshot_thread *threads;
 	size_t ntids;
+	/* their alternate signal stacks (sigaltstack): the kernel's pointers */
+	uint64_t *sig_sp;
+	size_t nsig;
+	int sig_err;
 	/* the program's own mappings: roots */
 	struct range {
 		uint64_t start, end;
@@ -166,7 +170,23 @@ static void read_registers(struct leakcheck *c)
 			memset(&c->threads[i].regs, 0, sizeof(c->threads[i].regs));
 }
 
-/* the registers of each thread: words that are roots */
+/* the alternate signal stacks, as the kernel has them while the threads
+ * are stopped */
+static void read_sig_stacks(struct leakcheck *c, const struct leakcheck_opts *o)
+{
+	int n;
+
+	if (!o->sig_stacks)
+		return;
+	n = o->sig_stacks(o->ctx, c->pid, c->sig_sp, MAX_THREADS);
+	if (n < 0)
+		c->sig_err = n;
+	else
+		c->nsig = (size_t)n;
+}
+
+/* the registers of each thread, and where its alternate signal stack is:
+ * words that are roots */
 static int register_roots(struct leakcheck *c)
 {
 	size_t i, j;
@@ -179,6 +199,9 @@ static int register_roots(struct leakcheck *c)
 			if ((err = leaks__root_word(c->leaks, w[j])))
 				return err;
 	}
+	for (i = 0; i < c->nsig; i++)
+		if ((err = leaks__root_word(c->leaks, c->sig_sp[i])))
+			return err;
 	return 0;
 }
 
@@ -512,6 +535,7 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 		if (o->drain)
 			o->drain(o->ctx);
 		read_registers(c);
+		read_sig_stacks(c, o);
 		if (o->snapshot)
 			make_copy(c, o);
 	}
@@ -560,7 +584,8 @@ int leakcheck__run(const struct leakcheck_opts *o, struct heap *heap, struct lea
 	c->attached_late = o->attached_late;
 	c->leaks = leaks__new(read_target, c);
 	c->threads = calloc(MAX_THREADS, sizeof(*c->threads));
-	err = c->leaks && c->threads ? open_mem(c, o->pid) : -ENOMEM;
+	c->sig_sp = calloc(MAX_THREADS, sizeof(*c->sig_sp));
+	err = c->leaks && c->threads && c->sig_sp ? open_mem(c, o->pid) : -ENOMEM;
 	if (!err)
 		err = check(c, o, heap);
 	if (err) {
@@ -579,6 +604,7 @@ void leakcheck__destroy(struct leakcheck *c)
 	if (c->mem_fd >= 0)
 		close(c->mem_fd);
 	free(c->threads);
+	free(c->sig_sp);
 	free(c->own);
 	free(c->slabs);
 	free(c);
@@ -612,4 +638,9 @@ pid_t leakcheck__pid(const struct leakcheck *c)
 bool leakcheck__attached_late(const struct leakcheck *c)
 {
 	return c->attached_late;
+}
+
+int leakcheck__sig_stacks_err(const struct leakcheck *c)
+{
+	return c->sig_err;
 }

@@ -40,6 +40,9 @@ struct leakcheck_opts {
 	const struct pools *pools;
 	/* the process's forks are not followed (the snapshot's) while on */
 	void (*quiet)(void *ctx, pid_t pid, bool on);
+	/* where its threads have their alternate signal stacks, which the
+	 * kernel holds (roots): how many, up to max, or negative errno */
+	int (*sig_stacks)(void *ctx, pid_t pid, uint64_t *sp, size_t max);
 	void *ctx;
 };
 
@@ -57,6 +60,9 @@ double leakcheck__scan_ms(const struct leakcheck *c);
 /* "snapshot", or "stopped scan" and why no snapshot was made */
 const char *leakcheck__how(const struct leakcheck *c);
 pid_t leakcheck__pid(const struct leakcheck *c);
+/* the alternate signal stacks could not be read (negative errno), else 0:
+ * a block only the kernel held may have been called lost */
+int leakcheck__sig_stacks_err(const struct leakcheck *c);
 bool leakcheck__attached_late(const struct leakcheck *c);
 
 #endif

@@ -216,6 +216,7 @@ static int set_constants(struct tracer *t, const struct options *o)
 	t->skel->rodata->trace_mmap = !o->no_mmap;
 	t->skel->rodata->per_thread = o->per_thread;
 	t->skel->rodata->hold_at_exit = o->leak_check;
+	bpf_program__set_autoload(t->skel->progs.sig_stacks, o->leak_check);
 	/* a process of --comm's name forks workers of that name: they are its */
 	t->skel->rodata->follow_forks = o->follow_forks || o->comm;
 	/* a new child is held by the bpf_send_signal_task kfunc (Linux 6.13) */
@@ -401,6 +402,36 @@ int tracer__trace(struct tracer *t, pid_t pid, uint32_t slot)
 void tracer__ignore_forks(struct tracer *t, pid_t pid)
 {
 	__atomic_store_n(&t->skel->bss->ignore_forks_of, (uint32_t)pid, __ATOMIC_SEQ_CST);
+}
+
+int tracer__sig_stacks(struct tracer *t, pid_t pid, uint64_t *sp, size_t max)
+{
+	union bpf_iter_link_info info = { .task.pid = (uint32_t)pid };
+	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
+	struct sig_stack st[64];
+	struct bpf_link *link;
+	size_t found = 0, i;
+	ssize_t got = 0;
+	int fd, err = 0;
+
+	if (bpf_program__fd(t->skel->progs.sig_stacks) < 0)
+		return -EOPNOTSUPP;
+	link = bpf_program__attach_iter(t->skel->progs.sig_stacks, &opts);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		err = -errno;
+	/* whole records: a read ends at one's end */
+	while (fd >= 0 && (got = read(fd, st, sizeof(st))) > 0)
+		for (i = 0; i < (size_t)got / sizeof(st[0]) && found < max; i++)
+			sp[found++] = st[i].sp;
+	if (fd >= 0 && got < 0)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return err ? err : (int)found;
 }
 
 void tracer__untrace(struct tracer *t, pid_t pid)

@@ -58,6 +58,9 @@ void tracer__untrace(struct tracer *t, pid_t pid);
 /* the forks of pid are not followed (0: all are again): a leak check's
  * snapshot, made while its other threads are stopped */
 void tracer__ignore_forks(struct tracer *t, pid_t pid);
+/* --leak-check: where the threads of pid have their alternate signal
+ * stacks (sigaltstack), up to max of them: how many, or negative errno */
+int tracer__sig_stacks(struct tracer *t, pid_t pid, uint64_t *sp, size_t max);
 /* pid is traced already (by the exec hook of --comm, say) */
 bool tracer__traced(const struct tracer *t, pid_t pid);
 /* the BPF side's state of a slot */

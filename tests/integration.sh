@@ -744,6 +744,37 @@ test_leak_check_after_handlers() { # --leak-check at a command's exit comes once
 	assert_grep "$T_DIR/as.out" '^ +definitely lost: 300 bytes in 1 blocks$' "atexit_drop spawn: the parent's block lost"
 }
 
+test_leak_check_sig_stacks() { # --leak-check: a block that is a live thread's alternate signal stack (sigaltstack) is held by the kernel, still reachable with no pointer in memory (valgrind calls it lost); one given up (SS_DISABLE) or of a thread that ended is lost; at the exit and on a snapshot
+	need_target altstack || return
+	local f
+	tl_run sx --leak-check -m leaked -f "$T_DIR/sx.fg" -i 0 -t 0 -- "$TB/altstack"
+	assert_eq "$TL_RC" 0 "altstack at exit: exit status"
+	assert_grep "$T_DIR/sx.out" '^leak check of pid [0-9]+ \(stopped scan: ' "altstack at exit: checked at its exit"
+	assert_eq "$(leak_totals "$T_DIR/sx.out" | grep -E '^(definitely|reachable) ' | tr '\n' ' ')" \
+		"definitely 50000 2 reachable 90000 2 " "altstack at exit: the classes"
+	assert_eq "$(leak_sites "$T_DIR/sx.out" site_disabled)" "30000 definitely 1" \
+		"altstack at exit: the stack given up (SS_DISABLE) is lost"
+	assert_eq "$(leak_sites "$T_DIR/sx.out" site_exited_stack)" "20000 definitely 1" \
+		"altstack at exit: the stack of a thread that ended is lost"
+	assert_eq "$(sed -E 's/^.*;([^;]+) ([0-9]+)$/\1 \2/' "$T_DIR/sx.fg" | sort | tr '\n' ' ')" \
+		"site_disabled 30000 site_exited_stack 20000 " \
+		"altstack -m leaked: the two lost stacks alone, not the ones in use"
+	assert_no_grep "$T_DIR/sx.err" "alternate signal stacks" "altstack at exit: the stacks were read"
+	# on a snapshot: the stacks are read from the process, the copy scanned
+	TL_ENV=(TL_READY="$T_DIR/altstack.ready")
+	tl_bg sy --leak-check -i 0 -t 0 -- "$TB/altstack" wait
+	if ! wait_for_grep "$T_DIR/altstack.ready" '^ready [0-9]+$' 20 "$TL_PID"; then
+		fail "altstack wait: not ready"
+		return
+	fi
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 30 || fail "altstack wait: tracelloc did not end"
+	f=$T_DIR/sy.out
+	assert_grep "$f" '^leak check of pid [0-9]+ \(snapshot: ' "altstack wait: a snapshot"
+	assert_eq "$(leak_totals "$f" | grep -E '^(definitely|reachable) ' | tr '\n' ' ')" \
+		"definitely 50000 2 reachable 90000 2 " "altstack wait: the classes"
+}
+
 test_leak_check_families() { # tests/targets/lost.c under jemalloc, tcmalloc, mimalloc, musl and static builds: the same lost blocks, site by site (their metadata hides none, invents none), at exit and on a snapshot
 	local fam f want site
 	for fam in jemalloc tcmalloc mimalloc musl musl_static static; do
