@@ -105,6 +105,10 @@ SHARED struct {
 } held SEC(".maps");
 
 SHARED struct proc_state procs[MAX_PROCS] INIT({});
+/* the last process a stop was not made for, as a debugger or strace
+ * traces it (hold_current, on_fork): its pid, and 1 when it runs on
+ * untraced for that (a program --comm names, a child to follow) */
+SHARED __u32 ptraced[2] INIT({});
 /* bumped by the daemon after each change of `traced`: a thread's state
  * keeps its who while it is unchanged (state_who) */
 SHARED __u32 traced_gen INIT(0);
@@ -371,6 +375,15 @@ static __always_inline bool hold_current(void)
 
 	if (bpf_map_lookup_elem(&held, &disarm))
 		return false;
+	/* traced by a debugger or strace (ptrace): our SIGSTOP would be
+	 * theirs to see, as the program's (gdb stops there, and its batch
+	 * mode then kills the program): never stopped, and said */
+	if (task->ptrace) {
+		count(COUNTER_PTRACED);
+		ptraced[1] = 0;
+		ptraced[0] = pid;
+		return false;
+	}
 	pending = task->pending.signal.sig[0] | task->signal->shared_pending.signal.sig[0];
 	if (pending & STOP_SIGNALS)
 		how = HELD_OTHER_STOP;
@@ -407,6 +420,8 @@ static __always_inline bool enter_waiting(__u32 tgid)
 	}
 	if (!hold_current()) {
 		bpf_map_delete_elem(&traced, &tgid);
+		if (ptraced[0] == tgid)
+			ptraced[1] = 1;
 		return false;
 	}
 	return true;

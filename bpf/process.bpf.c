@@ -171,6 +171,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	child_tgid = ns_tgid(child);
 	if (!child_tgid || bpf_map_lookup_elem(&held, &disarm))
 		return 0;
+	/* a child a debugger or strace follows (ptrace): our stop would be
+	 * theirs to see (hold_current); it runs on untraced, and is said */
+	if (child->ptrace) {
+		count(COUNTER_PTRACED);
+		ptraced[1] = 1;
+		ptraced[0] = child_tgid;
+		return 0;
+	}
 	flags = child->mm == parent->mm ? FORK_SHARES_VM : 0;
 	if (bpf_map_update_elem(&traced, &child_tgid, &waiting, BPF_NOEXIST)) {
 		count(COUNTER_UNTRACED_PROCS);

@@ -311,6 +311,7 @@ enum bpf_counter {
 	COUNTER_CUT_DEPTH,	/* MAX_STACK_DEPTH frames */
 	COUNTER_UNTRACED_PROCS,	/* a new process with no room in `traced` or `held`: runs on untraced */
 	COUNTER_UNTRACED_FORKS,	/* without --follow-forks: a traced process's child, not traced */
+	COUNTER_PTRACED,	/* a stop not made: a debugger or strace traces the process */
 	COUNTER__COUNT,
 };
 

@@ -89,6 +89,8 @@ int metrics__write(FILE *out, const struct metrics *m)
 	uint_metric(out, "tracelloc_untraced_children_total", "counter",
 		    "Child processes the traced ones started, not traced (no --follow-forks).",
 		    m->loss.untraced_forks);
+	uint_metric(out, "tracelloc_stops_not_made_total", "counter",
+		    "Stops not made, as a debugger or strace traced the process.", m->loss.ptraced);
 	uint_metric(out, "tracelloc_failed_stacks_total", "counter",
 		    "Allocations whose call stack could not be read.", st->failed_stacks);
 	uint_metric(out, "tracelloc_stacks", "gauge", "Distinct call stacks seen.", m->stacks);

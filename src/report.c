@@ -75,6 +75,9 @@ void report__summary(FILE *out, const struct summary *s)
 	if (s->loss.untraced_forks)
 		fprintf(out, "    child processes not traced: %" PRIu64 " (--follow-forks traces them)\n",
 			s->loss.untraced_forks);
+	if (s->loss.ptraced)
+		fprintf(out, "    stops not made, as a debugger or strace traced the process: %" PRIu64
+			"\n", s->loss.ptraced);
 	if (s->execs) {
 		fputs("    exec: ", out);
 		text__put(out, s->execs);

@@ -42,6 +42,7 @@ struct loss {
 	uint64_t cut_depth;
 	uint64_t untraced_procs;	/* new processes with no room to be held for tracing */
 	uint64_t untraced_forks;	/* without --follow-forks: children of traced processes */
+	uint64_t ptraced;	/* stops not made: a debugger or strace traces the process */
 };
 
 struct summary {

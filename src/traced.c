@@ -570,6 +570,29 @@ static int after_read(struct traced *t, int err)
 	return 0;
 }
 
+/* a process a debugger or strace traces is never stopped (their tracer
+ * would see the stop): said once for each met */
+static void tell_ptraced(struct traced *t)
+{
+	char comm[64], name[160];
+	bool untraced;
+	pid_t pid = tracer__ptraced(t->tracer, &untraced);
+
+	if (!pid || pid == t->ptraced_told)
+		return;
+	t->ptraced_told = pid;
+	procfs__comm(pid, comm, sizeof(comm));
+	text__escape(comm, name, sizeof(name));
+	if (!untraced)
+		fprintf(stderr, "tracelloc: pid %d (%s) is traced by a debugger or strace, which would "
+			"see tracelloc's stops: it is not stopped, so what it loads or execs is probed "
+			"while it runs on (its first calls may be missed), and --leak-check cannot scan "
+			"it\n", pid, name);
+	else
+		fprintf(stderr, "tracelloc: pid %d (%s) started under a debugger or strace, which "
+			"would see tracelloc's stop: not traced\n", pid, name);
+}
+
 static int consume(struct traced *t)
 {
 	struct events *ev = recording__events(t->rec);
@@ -581,6 +604,7 @@ static int consume(struct traced *t)
 	if (t->opts->verbose >= 2 && gap > LATE_READ_NS)
 		fprintf(stderr, "tracelloc: the ring buffer went unread for %.2f ms%s\n", gap / 1e6,
 			writing ? " while a page or file was written" : "");
+	tell_ptraced(t);
 	return err;
 }
 

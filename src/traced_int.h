@@ -54,6 +54,7 @@ struct traced {
 	uint64_t untraced;		/* processes that came when every slot was taken */
 	bool fork_told;			/* an untraced child was said (no --follow-forks) */
 	bool idle_told;			/* -p of a process idle while its child works: said */
+	pid_t ptraced_told;		/* the last process under a debugger said */
 	struct tracer *tracer;
 	struct recording *rec;
 	struct holds *holds;

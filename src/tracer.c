@@ -484,6 +484,15 @@ void tracer__loss(const struct tracer *t, struct loss *loss)
 	loss->cut_depth = counter(t, COUNTER_CUT_DEPTH);
 	loss->untraced_procs = counter(t, COUNTER_UNTRACED_PROCS);
 	loss->untraced_forks = counter(t, COUNTER_UNTRACED_FORKS);
+	loss->ptraced = counter(t, COUNTER_PTRACED);
+}
+
+pid_t tracer__ptraced(const struct tracer *t, bool *untraced)
+{
+	const volatile __u32 *last = t->skel->bss->ptraced;
+
+	*untraced = last[1];
+	return (pid_t)last[0];
 }
 
 bool tracer__untraced_fork(const struct tracer *t, pid_t *parent, pid_t *child)

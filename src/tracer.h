@@ -70,6 +70,9 @@ void tracer__loss(const struct tracer *t, struct loss *loss);
 /* without --follow-forks: the last child a traced process started (its
  * parent and it), which is not traced; false for none yet */
 bool tracer__untraced_fork(const struct tracer *t, pid_t *parent, pid_t *child);
+/* the last process a stop was not made for, as a debugger or strace
+ * traces it (0: none yet); untraced: it runs on untraced for that */
+pid_t tracer__ptraced(const struct tracer *t, bool *untraced);
 /* stacks cut so far where no table covered a frame (loss.cut_no_table) */
 uint64_t tracer__cut_no_table(const struct tracer *t);
 /* NULL when stacks are walked by frame pointers only */

@@ -1771,6 +1771,53 @@ test_comm_held_released() { # a process held stopped for the daemon goes on when
 	assert_eq "$WAIT_RC" 0 "held: the process went on and exited"
 }
 
+test_debugged_not_stopped() { # a process a debugger traces (ptrace) is never stopped (the debugger would see the stop; gdb stops there): -p of one that dlopens, counted all the same; --comm of one that starts under it, not traced; each said once, the summary counts the stops not made
+	need_target ptracer || return
+	need_target dlopen || return
+	need_target libplugin.so || return
+	need_target waiter || return
+	local tpid name="tlp$$" w
+	start_target ptracer "$T_DIR/pt.log" "$TB/dlopen" "$TB/libplugin.so" wait || return
+	tpid=$(sed -n 's/^ready //p' "$T_DIR/ptracer.ready")
+	tl_bg dbg -i 0 -m count -f "$T_DIR/dbg.fg" -p "$tpid"
+	if ! wait_for_grep "$T_DIR/dbg.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+		fail "debugged: not attached"
+		show "$T_DIR/dbg.err"
+		return
+	fi
+	kill -USR1 "$tpid"
+	wait_pid "$TGT_PID" 20 || fail "debugged: the program under the debugger did not end"
+	assert_eq "$WAIT_RC" 0 "debugged: the program under the debugger exited 0"
+	wait_pid "$TL_PID" 30 || fail "debugged: tracelloc did not end"
+	assert_eq "$WAIT_RC" 0 "debugged: tracelloc's exit status"
+	assert_eq "$(cat "$T_DIR/pt.log")" "" "debugged -p: no stop signal reached the debugger"
+	assert_eq "$(grep -c "^tracelloc: pid $tpid (dlopen) is traced by a debugger or strace, which would see tracelloc's stops: it is not stopped" "$T_DIR/dbg.err")" 1 \
+		"debugged -p: said once"
+	assert_grep "$T_DIR/dbg.out" '^    stops not made, as a debugger or strace traced the process: [1-9][0-9]*$' \
+		"debugged -p: the summary counts the stops not made"
+	# 3 x 777 and 1 x 333 from the two copies of the library
+	assert_eq "$(fold_sum "$T_DIR/dbg.fg" plugin_alloc)" 4 "debugged -p: plugin_alloc's calls counted all the same"
+	# --comm: a program of that name that starts under a debugger
+	cp "$TB/waiter" "$T_DIR/$name"
+	mkfifo "$T_DIR/pgo"
+	tl_bg dcomm -i 0 -t 0 --comm "$name"
+	wait_for_grep "$T_DIR/dcomm.err" "^tracelloc: tracing processes called $name" 10 || { fail "debugged --comm: not started"; return; }
+	"$TB/ptracer" "$T_DIR/pt2.log" "$T_DIR/$name" 1 "$T_DIR/pgo" </dev/null >/dev/null 2>&1 &
+	w=$!
+	register_pid "$w"
+	wait_for_grep "$T_DIR/dcomm.err" "^tracelloc: pid [0-9]+ \($name\) started under a debugger or strace, which would see tracelloc's stop: not traced$" 10 ||
+		fail "debugged --comm: said"
+	timeout 5 sh -c "echo go >'$T_DIR/pgo'"
+	wait_pid "$w" 10
+	assert_eq "$WAIT_RC" 0 "debugged --comm: the program under the debugger went on and exited"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 10
+	assert_eq "$WAIT_RC" 0 "debugged --comm: tracelloc's exit status"
+	assert_eq "$(cat "$T_DIR/pt2.log")" "" "debugged --comm: no stop signal reached the debugger"
+	assert_grep "$T_DIR/dcomm.out" '^    stops not made, as a debugger or strace traced the process: 1$' \
+		"debugged --comm: the summary counts the stop not made"
+}
+
 test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
 	need_target threadchurn || return
 	METRICS="count allocated" ledger_test threadchurn
