@@ -61,10 +61,11 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	ev.slot = WHO_SLOT(who);
 	ev.tid = WHO_TID(who);
+	/* held or not (a debugger's process is not: hold_current): the
+	 * daemon waits for the stop only where there is one */
+	ev.addr = proc_of(who)->hold_exec && hold_current();
 	ev.ts_ns = bpf_ktime_get_ns();
 	send_record(&ev, sizeof(ev), BPF_RB_FORCE_WAKEUP, COUNTER_LOST_FREE);
-	if (proc_of(who)->hold_exec)
-		hold_current();
 	return 0;
 }
 

@@ -35,7 +35,7 @@ static int probe_new_files(struct traced *t, struct proc *p, bool at_exec)
 
 /*
  * A new program in the process (exec, or --comm's name starting), held
- * stopped when p->hold_exec: its executable and ld.so are probed now, its
+ * stopped when p->exec_held: its executable and ld.so are probed now, its
  * libraries at ld.so's hook (a second stop), before any of their code runs.
  * A -p target runs on, and is probed as it maps its files. 0, or why the
  * program cannot be traced.
@@ -47,13 +47,13 @@ static int probe_program(struct traced *t, struct proc *p)
 	/* a dynamic program's allocator comes with its libraries: at the hook */
 	p->exec_unsettled = attach__loader_probed(p->attach) && (!err || err == -ENOENT);
 	if (p->exec_unsettled) {
-		if (p->hold_exec) {
+		if (p->exec_held) {
 			bpf_state(t, p)->hook_calls = 0;
 			bpf_state(t, p)->hold_at_hook = 1;
 		}
 		err = 0;
 	}
-	if (p->hold_exec)
+	if (p->exec_held)
 		holds__release(t->holds, proc_pid(p));
 	return err;
 }
@@ -81,13 +81,16 @@ static bool proc_verdict(struct traced *t, struct proc *p, int err, char *ending
  * old heap went with the old program. false, with the ending, when the
  * trace ends there.
  */
-static bool follow_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+static bool follow_exec(struct traced *t, struct proc *p, bool held, char *ending,
+			size_t ending_size)
 {
 	pid_t pid = proc_pid(p);
 	char exe[512];
 	int err = 0;
 
-	if (p->hold_exec && (err = target__wait_stopped(p->target))) {
+	/* not held (a debugger traces it): probed as it runs on, as under -p */
+	p->exec_held = p->hold_exec && held;
+	if (p->exec_held && (err = target__wait_stopped(p->target))) {
 		if (proc_gone(p))
 			snprintf(ending, ending_size, "target exited");
 		else
@@ -129,13 +132,17 @@ bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_s
 {
 	int err;
 
-	if (!p->exec_unsettled || (p->hold_exec && bpf_state(t, p)->hold_at_hook))
+	if (!p->exec_unsettled || (p->exec_held && bpf_state(t, p)->hold_at_hook))
 		return true;
-	if (p->hold_exec && target__wait_stopped(p->target))
-		return true;	/* gone: the pidfd says so */
+	if (p->exec_held && target__wait_stopped(p->target)) {
+		if (proc_gone(p))
+			return true;	/* the pidfd says so */
+		/* not stopped at the hook (a debugger came meanwhile): probed as it runs */
+		p->exec_held = false;
+	}
 	p->exec_unsettled = false;
 	err = probe_new_files(t, p, false);
-	if (p->hold_exec)
+	if (p->exec_held)
 		holds__release(t->holds, proc_pid(p));
 	if (err)
 		programs__exec_verdict(p->programs, err, attach__culprit(p->attach), ending, ending_size);
@@ -156,6 +163,7 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 
 	memset(bpf_state(t, p), 0, sizeof(struct proc_state));
 	p->hold_exec = !t->opts->no_follow_exec;
+	p->exec_held = p->hold_exec;
 	bpf_state(t, p)->hold_exec = p->hold_exec;
 	p->probes_gen = p->unwinder_gen = 0;
 	p->main_exit_told = false;
@@ -263,13 +271,13 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 	return 0;
 }
 
-bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_size)
+bool traced__exec(struct traced *t, uint16_t slot, bool held, char *ending, size_t ending_size)
 {
 	struct proc *p = &t->procs[slot < MAX_PROCS ? slot : 0];
 	char exe[256];
 
 	if (!t->opts->no_follow_exec)
-		return follow_exec(t, p, ending, ending_size);
+		return follow_exec(t, p, held, ending, ending_size);
 	programs__exe(proc_pid(p), exe, sizeof(exe));
 	if (!t->several) {
 		snprintf(ending, ending_size, "target called exec (now %s): stopped there", exe);
@@ -288,7 +296,7 @@ bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
 
 	for (i = 0; i < MAX_PROCS; i++) {
 		p = &t->procs[i];
-		if (p->live && p->exec_unsettled && p->hold_exec &&
+		if (p->live && p->exec_unsettled && p->exec_held &&
 		    !settle_exec(t, p, ending, ending_size))
 			return false;
 	}

@@ -193,7 +193,7 @@ bool follow__pending(struct follow *f, char *ending, size_t ending_size)
 	while (!stop_signalled() && events__pending(ev, &pend)) {
 		switch (pend.type) {
 		case EVENT_EXEC:
-			if (!traced__exec(f->traced, pend.slot, ending, ending_size))
+			if (!traced__exec(f->traced, pend.slot, pend.addr, ending, ending_size))
 				return true;
 			break;
 		case EVENT_FORK:

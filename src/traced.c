@@ -414,6 +414,7 @@ static int attach_proc(struct traced *t, struct proc *p, const char **step)
 	 * probed; a -p target is not stopped (its parent may be a shell that
 	 * would take a stop for the user's ^Z) and is followed as it runs */
 	p->hold_exec = t->opts->command && p == t->first && !t->opts->no_follow_exec;
+	p->exec_held = p->hold_exec;
 	bpf_state(t, p)->hold_exec = p->hold_exec;
 	set_loader(t, p, true);
 	*step = "cannot start the symbolizer of pid %d";
@@ -586,8 +587,8 @@ static void tell_ptraced(struct traced *t)
 	if (!untraced)
 		fprintf(stderr, "tracelloc: pid %d (%s) is traced by a debugger or strace, which would "
 			"see tracelloc's stops: it is not stopped, so what it loads or execs is probed "
-			"while it runs on (its first calls may be missed), and --leak-check cannot scan "
-			"it\n", pid, name);
+			"while it runs on (its first calls may be missed, their stacks cut short), and "
+			"--leak-check cannot scan it\n", pid, name);
 	else
 		fprintf(stderr, "tracelloc: pid %d (%s) started under a debugger or strace, which "
 			"would see tracelloc's stop: not traced\n", pid, name);

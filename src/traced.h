@@ -67,8 +67,9 @@ int traced__flush(struct traced *t);
 
 /* a tick: maps read again; false with the ending when the trace ends */
 bool traced__refresh(struct traced *t, char *ending, size_t ending_size);
-/* the process in slot called exec (its record pending); false with the ending */
-bool traced__exec(struct traced *t, uint16_t slot, char *ending, size_t ending_size);
+/* the process in slot called exec (its record pending; held: the BPF side
+ * stopped it there); false with the ending */
+bool traced__exec(struct traced *t, uint16_t slot, bool held, char *ending, size_t ending_size);
 /* the second stops of followed execs; false with the ending */
 bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size);
 /* a dlopen in slot waits, held, for its tables and probes (tid: its thread) */

@@ -42,6 +42,10 @@ struct proc {
 	struct programs *programs;	/* the programs run: "/bin/sh -> /usr/bin/python3.11" */
 	bool exec_unsettled;		/* the last one's libraries are not probed yet */
 	bool hold_exec;			/* stopped at exec by the BPF side (see follow_exec) */
+	/* the last program's start was held (at exec, or the process's start)
+	 * and its libraries are held for at ld.so's hook: not where a debugger
+	 * traces the process (hold_current) */
+	bool exec_held;
 	bool sym_shared;		/* a fork's child naming frames with its parent's symbolizer */
 };
 

@@ -1816,6 +1816,20 @@ test_debugged_not_stopped() { # a process a debugger traces (ptrace) is never st
 	assert_eq "$(cat "$T_DIR/pt2.log")" "" "debugged --comm: no stop signal reached the debugger"
 	assert_grep "$T_DIR/dcomm.out" '^    stops not made, as a debugger or strace traced the process: 1$' \
 		"debugged --comm: the summary counts the stop not made"
+	# --follow-forks: a child that execs under a debugger (the tracer's own
+	# child, PTRACE_TRACEME): followed without a stop at its exec (the daemon
+	# waited for one, and the process's next child stayed stopped), and its
+	# own child, which no debugger traces, held and exact as any
+	need_target forker || return
+	tl_run dfork --follow-forks -i 0 -t 0 -m count -f "$T_DIR/dfork.fg" -- \
+		"$TB/ptracer" "$T_DIR/pt3.log" "$TB/forker"
+	check_normal_end dfork '^target exited with status 0; all traced processes exited$' \
+		"debugged --follow-forks" || return
+	assert_eq "$(cat "$T_DIR/pt3.log")" "" "debugged --follow-forks: no stop signal reached the debugger"
+	assert_eq "$(fold_sum "$T_DIR/dfork.fg" site_child)" 5 \
+		"debugged --follow-forks: the child of the debugged process, exact (5 calls)"
+	assert_grep "$T_DIR/dfork.out" '^    stops not made, as a debugger or strace traced the process: [1-9][0-9]*$' \
+		"debugged --follow-forks: the stops at its exec and ld.so's hook, not made"
 }
 
 test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
