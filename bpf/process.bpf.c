@@ -235,8 +235,9 @@ int BPF_PROG(count_fork, struct task_struct *parent, struct task_struct *child)
 /*
  * --leak-check: the alternate signal stack of each thread of the process
  * the daemon runs it over (a task iterator of one process). A block the
- * program gave sigaltstack() may be held by the kernel alone, as rustc's,
- * or CPython's faulthandler's: the scan takes its address for a root.
+ * program gave sigaltstack() may be held by the kernel alone (rustc's
+ * signal handler keeps no pointer to its stack): the scan takes its
+ * address for a root.
  * sigaltstack(SS_DISABLE) sets both to 0.
  */
 SEC("iter/task")

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * altstack: blocks given to sigaltstack(), as rustc's signal handler and
- * CPython's faulthandler give theirs: while a block is a thread's
- * alternate signal stack the kernel holds its address, and the program
- * need keep none. A leak check that sees only the process's memory would
+ * altstack: blocks given to sigaltstack(), as rustc's signal handler gives
+ * its own: while a block is a thread's alternate signal stack the kernel
+ * holds its address, and the program need keep none (rustc keeps none). A leak check that sees only the process's memory would
  * call such a block lost.
  *
  *   site_main_stack     malloc(40000): the main thread's alternate stack,
