@@ -16,11 +16,13 @@
 #include "leaks.h"
 #include "options.h"
 #include "processes.h"
+#include "procfs.h"
 #include "profile.h"
 #include "recording.h"
 #include "report.h"
 #include "resident.h"
 #include "say.h"
+#include "text.h"
 #include "traced.h"
 #include "tracer.h"
 #include "tracelloc.h"
@@ -266,6 +268,18 @@ static void quiet(void *ctx, pid_t pid, bool on)
 	tracer__ignore_forks(c->tracer, on ? pid : 0);
 }
 
+/* the process is stopped for another tracelloc's leak check */
+static bool traced_by_tracelloc(pid_t pid)
+{
+	char comm[64];
+	pid_t tracer = procfs__tracer(pid);
+
+	if (tracer <= 0)
+		return false;
+	procfs__comm(tracer, comm, sizeof(comm));
+	return !strcmp(comm, "tracelloc");
+}
+
 static int sig_stacks(void *ctx, pid_t pid, uint64_t *sp, size_t max)
 {
 	struct console *c = ctx;
@@ -287,12 +301,27 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 	struct leak_report lr;
 	struct leakcheck *lc;
 	struct profile *p;
-	int err;
+	char comm[64], name[160];
+	pid_t tracer;
+	int err, tries;
 
 	err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
-	if (err == -EPERM)
-		say(0, "leak check: pid %d is traced by another tracer (a debugger, strace): it "
-		    "cannot be scanned", pid);
+	/* another tracelloc's check of it: milliseconds, then our turn, taken
+	 * at once: at an exit, its SIGCONT follows its detach closely (a
+	 * thread we stopped first stays stopped for us) */
+	for (tries = 0; err == -EPERM && tries < 1000 && traced_by_tracelloc(pid); tries++) {
+		usleep(1000);
+		err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
+	}
+	if (tries && (err == -ESRCH || err == -ENOENT))
+		say(0, "leak check: pid %d ended while another tracelloc checked it: unscanned here",
+		    pid);
+	else if (err == -EPERM) {
+		tracer = procfs__tracer(pid);
+		procfs__comm(tracer, comm, sizeof(comm));
+		say(0, "leak check: pid %d is traced by another tracer, pid %d (%s): it cannot be "
+		    "scanned", pid, tracer, text__escape(comm, name, sizeof(name)));
+	}
 	else if (err == -ESRCH)
 		say(0, "leak check: pid %d ended before its libc's _exit (a signal, a raw exit): its "
 		    "memory went with it, unscanned", pid);

@@ -79,6 +79,16 @@ unsigned long long procfs__rss(pid_t pid)
 	return strtoull(at + 7, NULL, 10) * 1024;
 }
 
+pid_t procfs__tracer(pid_t pid)
+{
+	char path[64], buf[2048], *at;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTracerPid:")))
+		return 0;
+	return (pid_t)strtol(at + strlen("\nTracerPid:"), NULL, 10);
+}
+
 pid_t procfs__first_child(pid_t pid)
 {
 	char path[64], buf[64];

@@ -1020,6 +1020,51 @@ test_leak_check_attach() { # --leak-check -p: the same classes of the blocks mad
 	kill "$tpid"
 }
 
+test_leak_check_two_tracers() { # two tracelloc --leak-check -p on one process, checking it at once: the second waits for the first's check (it had "traced by another tracer" and no check), at the trace's end and at the process's exit
+	need_target lost || return
+	need_target dlopen || return
+	need_target libplugin.so || return
+	local tpid k run pids
+	for run in end exit; do
+		if [ "$run" = end ]; then
+			start_target lost wait || return
+		else
+			start_target dlopen "$TB/libplugin.so" wait || return
+		fi
+		tpid=$TGT_PID
+		pids=()
+		for k in a b; do
+			tl_bg "two_$run$k" --leak-check -i 0 -t 0 -p "$tpid"
+			pids+=("$TL_PID")
+			if ! wait_for_grep "$T_DIR/two_$run$k.err" "^tracelloc: attached to pid $tpid([^0-9]|$)" 30 "$TL_PID"; then
+				fail "two tracers ($run): tracer $k did not attach"
+				return
+			fi
+		done
+		if [ "$run" = end ]; then
+			rm -f "$T_DIR/lost.ready"
+			kill -USR1 "$tpid"
+			wait_for_grep "$T_DIR/lost.ready" '^ready [0-9]+$' 20 "$tpid" || fail "two tracers: lost not ready"
+			kill -INT "${pids[@]}"
+		else
+			# dlopen runs, then exits: each tracer checks it at its exit
+			kill -USR1 "$tpid"
+		fi
+		for k in 0 1; do
+			wait_pid "${pids[$k]}" 30 || fail "two tracers ($run): a tracer did not end"
+			assert_eq "$WAIT_RC" 0 "two tracers ($run): exit status"
+		done
+		for k in a b; do
+			assert_eq "$(grep -c '^leak check of pid' "$T_DIR/two_$run$k.out")" 1 "two tracers ($run): tracer $k checked"
+			assert_no_grep "$T_DIR/two_$run$k.err" "cannot be scanned" "two tracers ($run): tracer $k was not refused"
+		done
+		[ "$run" = end ] && assert_eq "$(leak_totals "$T_DIR/two_enda.out" | grep '^definitely ')" \
+			"$(leak_totals "$T_DIR/two_endb.out" | grep '^definitely ')" "two tracers: the same blocks lost for each"
+		kill "$tpid" 2>/dev/null
+		wait_pid "$tpid" 10
+	done
+}
+
 # snapped_state FILE: what tests/targets/snapped.c saw, asked with SIGUSR1
 snapped_state() {
 	rm -f "$1.out"
