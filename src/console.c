@@ -268,14 +268,15 @@ static void quiet(void *ctx, pid_t pid, bool on)
 	tracer__ignore_forks(c->tracer, on ? pid : 0);
 }
 
-/* the process is stopped for another tracelloc's leak check */
+/* the process is stopped for another tracelloc's leak check, or its
+ * tracer let go of it meanwhile: worth another try */
 static bool traced_by_tracelloc(pid_t pid)
 {
 	char comm[64];
 	pid_t tracer = procfs__tracer(pid);
 
 	if (tracer <= 0)
-		return false;
+		return true;
 	procfs__comm(tracer, comm, sizeof(comm));
 	return !strcmp(comm, "tracelloc");
 }
@@ -313,20 +314,21 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 		usleep(1000);
 		err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
 	}
-	if (tries && (err == -ESRCH || err == -ENOENT))
+	if (tries && (err == -ESRCH || err == -ENOENT)) {
 		say(0, "leak check: pid %d ended while another tracelloc checked it: unscanned here",
 		    pid);
-	else if (err == -EPERM) {
-		tracer = procfs__tracer(pid);
+	} else if (err == -EPERM && (tracer = procfs__tracer(pid)) > 0) {
 		procfs__comm(tracer, comm, sizeof(comm));
 		say(0, "leak check: pid %d is traced by another tracer, pid %d (%s): it cannot be "
 		    "scanned", pid, tracer, text__escape(comm, name, sizeof(name)));
-	}
-	else if (err == -ESRCH)
+	} else if (err == -EPERM) {
+		say(0, "leak check: pid %d is traced by another tracer: it cannot be scanned", pid);
+	} else if (err == -ESRCH) {
 		say(0, "leak check: pid %d ended before its libc's _exit (a signal, a raw exit): its "
 		    "memory went with it, unscanned", pid);
-	else if (err)
+	} else if (err) {
 		say(err, "leak check of pid %d", pid);
+	}
 	if (err)
 		return;
 	if (leakcheck__sig_stacks_err(lc))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -79,14 +80,33 @@ unsigned long long procfs__rss(pid_t pid)
 	return strtoull(at + 7, NULL, 10) * 1024;
 }
 
-pid_t procfs__tracer(pid_t pid)
+/* the TracerPid of one thread, 0 for none */
+static pid_t thread_tracer(pid_t pid, const char *tid)
 {
-	char path[64], buf[2048], *at;
+	char path[96], buf[2048], *at;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/status", pid, tid);
 	if (procfs__read(path, buf, sizeof(buf)) < 0 || !(at = strstr(buf, "\nTracerPid:")))
 		return 0;
 	return (pid_t)strtol(at + strlen("\nTracerPid:"), NULL, 10);
+}
+
+pid_t procfs__tracer(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t tracer = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while (!tracer && (d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			tracer = thread_tracer(pid, d->d_name);
+	closedir(dir);
+	return tracer;
 }
 
 pid_t procfs__first_child(pid_t pid)

@@ -20,7 +20,7 @@ void procfs__comm(pid_t pid, char *buf, size_t size);
 pid_t procfs__tgid(pid_t tid);
 /* the process's resident memory in bytes (VmRSS); 0 when it is gone */
 unsigned long long procfs__rss(pid_t pid);
-/* the thread that traces the process's main thread (ptrace), 0 for none */
+/* the thread that traces one of the process's threads (ptrace), 0 for none */
 pid_t procfs__tracer(pid_t pid);
 /* a child process of its main thread (/proc/PID/task/PID/children): the
  * first, or 0 for none */

@@ -575,22 +575,28 @@ static int after_read(struct traced *t, int err)
  * would see the stop): said once for each met */
 static void tell_ptraced(struct traced *t)
 {
-	char comm[64], name[160];
+	char comm[64], name[176];
 	bool untraced;
 	pid_t pid = tracer__ptraced(t->tracer, &untraced);
 
 	if (!pid || pid == t->ptraced_told)
 		return;
 	t->ptraced_told = pid;
+	/* its name, unless it is gone already */
 	procfs__comm(pid, comm, sizeof(comm));
-	text__escape(comm, name, sizeof(name));
+	name[0] = '\0';
+	if (strcmp(comm, "?")) {
+		strcpy(name, " (");
+		text__escape(comm, name + 2, sizeof(name) - 3);
+		strcat(name, ")");
+	}
 	if (!untraced)
-		fprintf(stderr, "tracelloc: pid %d (%s) is traced by a debugger or strace, which would "
+		fprintf(stderr, "tracelloc: pid %d%s is traced by a debugger or strace, which would "
 			"see tracelloc's stops: it is not stopped, so what it loads or execs is probed "
 			"while it runs on (its first calls may be missed, their stacks cut short), and "
 			"--leak-check cannot scan it\n", pid, name);
 	else
-		fprintf(stderr, "tracelloc: pid %d (%s) started under a debugger or strace, which "
+		fprintf(stderr, "tracelloc: pid %d%s started under a debugger or strace, which "
 			"would see tracelloc's stop: not traced\n", pid, name);
 }
 
