@@ -269,8 +269,8 @@ static void quiet(void *ctx, pid_t pid, bool on)
 }
 
 /* the process is stopped for another tracelloc's leak check, or its
- * tracer let go of it meanwhile: worth another try */
-static bool traced_by_tracelloc(pid_t pid)
+ * tracer let go of it meanwhile: worth another try (a debugger is not) */
+static bool tracer_passing(pid_t pid)
 {
 	char comm[64];
 	pid_t tracer = procfs__tracer(pid);
@@ -310,7 +310,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 	/* another tracelloc's check of it: milliseconds, then our turn, taken
 	 * at once: at an exit, its SIGCONT follows its detach closely (a
 	 * thread we stopped first stays stopped for us) */
-	for (tries = 0; err == -EPERM && tries < 1000 && traced_by_tracelloc(pid); tries++) {
+	for (tries = 0; err == -EPERM && tries < 1000 && tracer_passing(pid); tries++) {
 		usleep(1000);
 		err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
 	}

@@ -75,19 +75,11 @@ __attribute__((noinline)) static void make_blocks(void)
 		usleep(1000);
 }
 
-/* what the calls above left on the stack below main's frame, gone */
-__attribute__((noinline)) static void scrub(void)
-{
-	volatile char area[64 << 10];
-
-	memset((char *)area, 0, sizeof(area));
-}
-
 int main(int argc, char **argv)
 {
 	make_blocks();
 	lg_sink = NULL;
-	scrub();
+	lg_scrub_stack();
 	if (argc > 1 && !strcmp(argv[1], "wait")) {
 		tl_ready();
 		for (;;)

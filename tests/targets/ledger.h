@@ -168,6 +168,16 @@ static int lg_unknown_frees;
 		}                                                             \
 	} while (0)
 
+/* Leak-check targets: what the calls made so far left on the stack below
+ * the caller's frame (stale copies of pointers a scan would take for
+ * live ones), overwritten. */
+__attribute__((noinline)) LG_FN void lg_scrub_stack(void)
+{
+	volatile char area[64 << 10];
+
+	memset((char *)area, 0, sizeof(area));
+}
+
 /* Write the ledger to $TL_EXPECT (if set).  Returns the exit status the
  * target should use: 0, or 97 if a self-check failed. */
 LG_FN int lg_write(void)

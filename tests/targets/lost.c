@@ -110,14 +110,6 @@ __attribute__((noinline)) static void make_reachable(void)
 		usleep(1000);
 }
 
-/* what the calls above left on the stack below main's frame, gone */
-__attribute__((noinline)) static void scrub(void)
-{
-	volatile char area[64 << 10];
-
-	memset((char *)area, 0, sizeof(area));
-}
-
 int main(int argc, char **argv)
 {
 	sigset_t set;
@@ -133,7 +125,7 @@ int main(int argc, char **argv)
 	make_reachable();
 	make_lost();
 	lg_sink = NULL;
-	scrub();
+	lg_scrub_stack();
 	tl_ready();
 	if (argc > 1 && !strcmp(argv[1], "exit"))
 		return 0;

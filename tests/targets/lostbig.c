@@ -59,14 +59,6 @@ __attribute__((noinline)) static void make_blocks(void)
 	dropped[1] = zeroed(site_big_child(8192), 8192);
 }
 
-/* what the calls above left on the stack below main's frame, gone */
-__attribute__((noinline)) static void scrub(void)
-{
-	volatile char area[64 << 10];
-
-	memset((char *)area, 0, sizeof(area));
-}
-
 int main(int argc, char **argv)
 {
 	size_t i, more = argc > 1 ? (size_t)atoi(argv[1]) * 16 : 0;
@@ -78,7 +70,7 @@ int main(int argc, char **argv)
 			g_more[i] = memset(site_big_more(65536), 1, 65536);
 	}
 	lg_sink = NULL;
-	scrub();
+	lg_scrub_stack();
 	tl_ready();
 	for (;;)
 		pause();
