@@ -127,12 +127,43 @@ static int output_failed(const char *path, const struct outfile_target *t, int e
 	return say(err, "cannot write %s", path);
 }
 
+/* the directory dir is in ("." for a bare name), into parent */
+static void parent_of(const char *dir, char *parent, size_t size)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	while (len && dir[len - 1] != '/')
+		len--;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (!len)
+		snprintf(parent, size, ".");
+	else
+		snprintf(parent, size, "%.*s", (int)len, dir);
+}
+
+/* a missing DIR is made at the first snapshot (a trace that fails before
+ * leaves none), in a directory that must be there */
 static int check_snapshot_dir(const char *dir)
 {
+	char parent[PATH_MAX];
 	struct stat st;
 
 	if (!dir)
 		return 0;
+	if (stat(dir, &st) && errno == ENOENT) {
+		parent_of(dir, parent, sizeof(parent));
+		if (stat(parent, &st))
+			return say(-errno, "cannot make %s for the snapshots", dir);
+		if (!S_ISDIR(st.st_mode))
+			return say(0, "cannot make %s for the snapshots: %s is not a directory", dir,
+				   parent);
+		if (access(parent, W_OK | X_OK))
+			return say(-errno, "cannot make %s for the snapshots", dir);
+		return 0;
+	}
 	if (stat(dir, &st))
 		return say(-errno, "cannot write snapshots into %s", dir);
 	if (!S_ISDIR(st.st_mode))
@@ -292,6 +323,10 @@ void outputs__snapshot(const struct outputs *o)
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(base, sizeof(base), "%s/" SNAPSHOT_PREFIX "%s.%03ld", o->opts.snapshot_dir, stamp,
 		 now.tv_nsec / 1000000);
+	if (mkdir(o->opts.snapshot_dir, 0777) && errno != EEXIST) {
+		say(-errno, "cannot make %s for the snapshots", o->opts.snapshot_dir);
+		return;
+	}
 	writing(o, true);
 	snprintf(path, sizeof(path), "%s.pb.gz", base);
 	write_one(o, path, write_pprof);

@@ -425,10 +425,23 @@ test_leak_views() { # growth, peak, short-lived and snapshots tell a leak from a
 	mkdir "$T_DIR/keep"
 	tl_run k -i 0 -t 0 --snapshot-every 0.5 "$T_DIR/keep" --snapshot-keep 2 -- "$TB/phases"
 	assert_eq "$(ls "$T_DIR"/keep | wc -l)" 4 "--snapshot-keep 2: two profiles and their folded stacks"
-	tl_run bad -i 0 --snapshot-every 1 "$T_DIR/nodir" -- "$TB/phases"
-	assert_eq "$TL_RC" 1 "--snapshot-every into a missing directory: refused"
-	assert_grep "$T_DIR/bad.err" "^tracelloc: cannot write snapshots into $T_DIR/nodir: No such file or directory\$" \
+	# a missing directory is made at the first snapshot; one in a missing
+	# directory is refused before tracing, with one line
+	rm -rf "$T_DIR/made"
+	tl_run made -i 0 -t 0 --snapshot-every 0.5 "$T_DIR/made/" -- "$TB/phases"
+	assert_eq "$TL_RC" 0 "--snapshot-every into a missing directory: traced"
+	assert_eq "$(stat -c %F "$T_DIR/made" 2>&1)" directory "--snapshot-every: the missing directory made"
+	assert_eq "$(ls "$T_DIR"/made/heap-*.pb.gz 2>/dev/null | wc -l)" "$(ls "$T_DIR"/made/heap-*.fg 2>/dev/null | wc -l)" \
+		"--snapshot-every: folded stacks beside each profile in the directory made"
+	assert_match "$(ls "$T_DIR"/made | wc -l)" '^([2-9]|[1-9][0-9]+)$' "--snapshot-every: snapshots in the directory made"
+	tl_run bad -i 0 --snapshot-every 1 "$T_DIR/nodir/snaps" -- "$TB/phases"
+	assert_eq "$TL_RC" 1 "--snapshot-every into a missing directory's directory: refused"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: cannot make $T_DIR/nodir/snaps for the snapshots: No such file or directory\$" \
 		"--snapshot-every: one line"
+	assert_eq "$(wc -l < "$T_DIR/bad.err")" 1 "--snapshot-every refused: that line alone"
+	tl_run file -i 0 --snapshot-every 1 "$T_DIR/bad.err/snaps" -- "$TB/phases"
+	assert_grep "$T_DIR/file.err" "^tracelloc: cannot write snapshots into $T_DIR/bad.err/snaps: Not a directory\$" \
+		"--snapshot-every in a file: refused, one line"
 }
 
 test_file_traces_inline() { # -traces: inlined frames in order with exact bytes; -raw: several lines of one location, at the target's own lines

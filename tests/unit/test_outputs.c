@@ -123,10 +123,17 @@ TEST(outputs_check_before_tracing)
 	ASSERT_STREQ(line, "tracelloc: --pprof - and --flamegraph - both go to standard output: "
 			   "only one output can", "the line");
 	oo.pprof_path = NULL;
+	/* made at the first snapshot, not before: a trace that fails leaves none */
 	oo.snapshot_dir = in_dir(dir, "none");
 	capture_stderr(check, &a, &ret, line, sizeof(line));
-	ASSERT_EQ(ret, 1, "a snapshot directory that is not there");
-	ASSERT_TRUE(strstr(line, "cannot write snapshots into ") != NULL, "the line: %.180s", line);
+	ASSERT_OK(ret, "a snapshot directory to make");
+	ASSERT_TRUE(access(oo.snapshot_dir, F_OK) != 0, "not made by the check");
+	oo.snapshot_dir = in_dir(dir, "none/deeper");
+	capture_stderr(check, &a, &ret, line, sizeof(line));
+	ASSERT_EQ(ret, 1, "a snapshot directory in one that is not there");
+	ASSERT_TRUE(strstr(line, "cannot make ") != NULL &&
+		    strstr(line, "/none/deeper for the snapshots: No such file or directory") != NULL,
+		    "the line: %.180s", line);
 	remove_dir(dir);
 }
 
