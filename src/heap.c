@@ -555,6 +555,7 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 	const struct heap_weighed *w;
 	struct live_block *blocks;
 	uint32_t *ids = NULL, nstacks = stacks__count(h->stacks), id, nframes;
+	uint64_t live_count = h->stats.live_count, live_bytes = h->stats.live_bytes;
 	const uint64_t *old;
 	size_t n, i;
 	int err = 0;
@@ -595,6 +596,8 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 		w = table__lookup(h->weighed, addrs[i]);
 		restore_weighed(h, (addrs[i] & ~tag_mask) | to, b, w ? w->resident : 0);
 	}
+	h->stats.inherited_count += h->stats.live_count - live_count;
+	h->stats.inherited_bytes += h->stats.live_bytes - live_bytes;
 	if (!err)
 		err = ranges__copy_tag(h->mappings, from, to, tag_mask);
 	if (!err)

@@ -24,6 +24,10 @@ struct heap_stats {
 	uint64_t failed_stacks;	/* allocations whose stack could not be captured */
 	uint64_t reused_live;	/* allocation at a live address: its free was lost */
 	uint64_t exit_cache_frees; /* glibc returning a dead thread's cached chunks */
+	/* a followed child's copies of its parent's live blocks at its fork:
+	 * live, but no allocation call of anyone's */
+	uint64_t inherited_count;
+	uint64_t inherited_bytes;
 	/* the highest live bytes so far, the live blocks then, and when
 	 * (CLOCK_MONOTONIC; 0: no allocation yet) */
 	uint64_t peak_live_bytes;

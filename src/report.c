@@ -55,6 +55,7 @@ void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
 	char alloc_h[32], live_h[32], peak_h[32], own_h[32], mapped_h[32], resident_h[32];
+	char inherited_h[32];
 	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
@@ -93,6 +94,12 @@ void report__summary(FILE *out, const struct summary *s)
 		st->unknown_frees);
 	fprintf(out, "    live allocations: %" PRIu64 " (%" PRIu64 " bytes, %s)\n", st->live_count,
 		st->live_bytes, live_h);
+	if (st->inherited_count) {
+		report__human_bytes(st->inherited_bytes, inherited_h, sizeof(inherited_h));
+		fprintf(out, "    inherited at fork: %" PRIu64 " (%" PRIu64 " bytes, %s): blocks the "
+			"children began with, copies of their parents' (no allocation call)\n",
+			st->inherited_count, st->inherited_bytes, inherited_h);
+	}
 	if (s->weighed_count) {
 		report__human_bytes(s->weighed_mapped, mapped_h, sizeof(mapped_h));
 		report__human_bytes(s->weighed_resident, resident_h, sizeof(resident_h));

@@ -1679,11 +1679,18 @@ test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a 
 	assert_eq "$(grep -cE '^    pid [0-9]+ \(prefork\) exited: ' "$T_DIR/live.out")" 6 \
 		"--follow-forks: every process marked exited in the report"
 	assert_eq "$(grep -c '^==> summary' "$T_DIR/live.out")" 1 "--follow-forks: one summary"
+	# workers 1 and 2 began with the parent's 2 blocks, 3 and 4 with one, the
+	# grandchild with worker 3's one and its 3 of 3000 bytes: live blocks that
+	# are no one's calls (19 calls - 2 frees + 10 = 27 live)
+	assert_grep "$T_DIR/live.out" "^    inherited at fork: 10 \(21000 bytes, 20.5 KiB\): blocks the children began with, copies of their parents' \(no allocation call\)\$" \
+		"--follow-forks: the summary counts the inherited blocks"
+	assert_grep "$T_DIR/live.out" '^    live allocations: 27 \(55900 bytes' "--follow-forks: the live blocks, the inherited with them"
 	# without the option: the children are not traced (the checks above can fail)
 	rm -f "$T_DIR/n.exp"
 	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
 	tl_run n -i 0 -t 0 -f "$T_DIR/n.fg" -- "$TB/prefork"
 	assert_no_grep "$T_DIR/n.fg" 'site_worker|^pid ' "no --follow-forks: nothing of the workers, no process frames"
+	assert_no_grep "$T_DIR/n.out" 'inherited at fork' "no --follow-forks: nothing inherited"
 }
 
 test_follow_forks_exec() { # --follow-forks: a child that execs is followed into its new program, as a process of its own

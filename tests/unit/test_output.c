@@ -512,4 +512,29 @@ TEST(report_summary_and_live_line)
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		if (!strstr(got, want[i]))
 			test__fail_str(__FILE__, __LINE__, want[i], got, "text with the line above");
+	ASSERT_TRUE(!strstr(got, "inherited"), "no line for blocks inherited at fork when none were");
+}
+
+/* live blocks that are no calls: a followed child's copies of its parent's */
+TEST(report_summary_inherited)
+{
+	struct summary s = {
+		.pid = 4242,
+		.ending = "target exited with status 0",
+		.stats = { .alloc_calls = 19, .alloc_bytes = 37900, .frees = 2, .live_count = 27,
+			   .live_bytes = 55900, .inherited_count = 10, .inherited_bytes = 21000 },
+	};
+	static const char want[] = "\n    live allocations: 27 (55900 bytes, 54.6 KiB)\n"
+		"    inherited at fork: 10 (21000 bytes, 20.5 KiB): blocks the children began with, "
+		"copies of their parents' (no allocation call)\n";
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ASSERT_OK_PTR(out, "open_memstream");
+	report__summary(out, &s);
+	fclose(out);
+	if (!text || !strstr(text, want))
+		test__fail_str(__FILE__, __LINE__, want, text ? text : "", "the line after the live blocks");
+	free(text);
 }
