@@ -66,6 +66,10 @@ struct leaks {
 	uint64_t lo, hi;
 	/* while cliques are made: the leader, and the state a reached block takes */
 	uint32_t leader;
+	/* the words visited now are a root's or a reached block's: a pointer to
+	 * a block's start reaches it; from a block reached only possibly, it
+	 * reaches it only possibly (as memcheck's is_prior_definite) */
+	bool definite;
 	/* the stream, while it works; the block being cut into pieces */
 	struct leaks_stream stream;
 	bool streaming, stream_failed;
@@ -367,7 +371,7 @@ static int visit(struct leaks *l, uint64_t word)
 		b->clique = l->leader;
 		return push(l, b);
 	}
-	if (word == b->addr) {
+	if (word == b->addr && l->definite) {
 		if (b->state == REACHED)
 			return 0;
 		b->state = REACHED;
@@ -469,6 +473,8 @@ static int scan_block(struct leaks *l, const struct leak_block *b)
 
 	if (end <= start)
 		return 0;
+	/* its state now: it may have been reached since it was marked possible */
+	l->definite = b->state == REACHED;
 	words = b->size < CHUNK_BYTES ? windowed(l, start, end - start) : NULL;
 	if (!words)
 		return scan_range(l, b->addr, b->addr + b->size, false);
@@ -546,6 +552,7 @@ static int scan_batch(struct leaks *l, const struct batch *b)
 
 	for (i = 0; i < b->n; w += n, i++) {
 		n = b->p[i].len / 8;
+		l->definite = l->blocks[b->p[i].block].state == REACHED;
 		for (j = 0; (j = next_candidate(l, w, j, n)) < n; j++)
 			if ((err = visit(l, w[j])))
 				return err;
@@ -565,11 +572,14 @@ static int unstream(struct leaks *l, struct batch *const *q, size_t nb)
 	l->streaming = false;
 	l->stream_failed = true;
 	for (k = 0; k < nb; k++)
-		for (i = 0; i < q[k]->n; i++)
+		for (i = 0; i < q[k]->n; i++) {
+			l->definite = l->blocks[q[k]->p[i].block].state == REACHED;
 			if ((err = scan_range(l, q[k]->p[i].at, q[k]->p[i].at + q[k]->p[i].len, false)))
 				return err;
+		}
 	if (l->cutting) {
 		l->cutting = false;
+		l->definite = l->blocks[l->cut_block].state == REACHED;
 		return scan_range(l, l->cut_at, l->cut_end, false);
 	}
 	return 0;
@@ -635,6 +645,7 @@ int leaks__root_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_b
 	int err;
 
 	l->leader = NO_CLIQUE;
+	l->definite = true;
 	err = scan_range(l, start, end, skip_blocks);
 	return err ? err : drain(l);
 }
@@ -644,6 +655,7 @@ int leaks__root_word(struct leaks *l, uint64_t word)
 	int err;
 
 	l->leader = NO_CLIQUE;
+	l->definite = true;
 	err = visit(l, word);
 	return err ? err : drain(l);
 }

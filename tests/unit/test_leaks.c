@@ -66,9 +66,14 @@ TEST(leaks_classes)
 	/* 1 reached from the root, 2 from 1 */
 	put(&im, BASE + 0x10, BLOCK(1));
 	put(&im, BLOCK(1) + 8, BLOCK(2));
-	/* 3 only through its middle; what 3 points at the start of is reached */
+	/* 3 only through its middle; what 3 points at the start of is only
+	 * possibly reached too (memcheck's is_prior_definite) */
 	put(&im, BASE + 0x18, BLOCK(3) + 24);
 	put(&im, BLOCK(3), BLOCK(4));
+	/* 13 through its middle, and later (a register) through its start:
+	 * reached, and 14, which it points at the start of, with it */
+	put(&im, BASE + 0x40, BLOCK(13) + 8);
+	put(&im, BLOCK(13) + 16, BLOCK(14));
 	/* a lost list, head at the highest address: 7 -> 6 -> 5 */
 	put(&im, BLOCK(7), BLOCK(6));
 	put(&im, BLOCK(6), BLOCK(5));
@@ -83,15 +88,20 @@ TEST(leaks_classes)
 
 		memcpy((char *)im.words + 0x29, &w, sizeof(w));
 	}
-	l = image_leaks(&im, 12);
+	l = image_leaks(&im, 14);
 	ASSERT_TRUE(l != NULL, "leaks__new");
 	ASSERT_OK(leaks__root_range(l, BASE, BASE + 0x100, false), "the root range");
 	ASSERT_OK(leaks__root_word(l, BLOCK(11) + 8), "a register, into 11's middle");
+	/* the scan's state 1 is POSSIBLE (leaks.c) */
+	ASSERT_EQ(leaks__find(l, BLOCK(14))->state, 1, "14: possibly reached, before 13's start is");
+	ASSERT_OK(leaks__root_word(l, BLOCK(13)), "a register, to 13's start");
 	ASSERT_OK(leaks__classify(l), "classify");
 	ASSERT_EQ(class_of(l, BLOCK(1)), LEAK_REACHABLE, "1: from the root");
 	ASSERT_EQ(class_of(l, BLOCK(2)), LEAK_REACHABLE, "2: from 1");
 	ASSERT_EQ(class_of(l, BLOCK(3)), LEAK_POSSIBLE, "3: through its middle only");
-	ASSERT_EQ(class_of(l, BLOCK(4)), LEAK_REACHABLE, "4: from 3's, to its start");
+	ASSERT_EQ(class_of(l, BLOCK(4)), LEAK_POSSIBLE, "4: from 3's, to its start: only possibly");
+	ASSERT_EQ(class_of(l, BLOCK(13)), LEAK_REACHABLE, "13: its start, after its middle");
+	ASSERT_EQ(class_of(l, BLOCK(14)), LEAK_REACHABLE, "14: from 13 once 13 was reached");
 	ASSERT_EQ(class_of(l, BLOCK(7)), LEAK_DEFINITE, "7: the lost list's head");
 	ASSERT_EQ(class_of(l, BLOCK(6)), LEAK_INDIRECT, "6: a node");
 	ASSERT_EQ(class_of(l, BLOCK(5)), LEAK_INDIRECT, "5: a node, a leader until 7 came");
@@ -103,8 +113,8 @@ TEST(leaks_classes)
 	leaks__totals(l, bytes, blocks);
 	ASSERT_EQ(blocks[LEAK_DEFINITE], 4, "7, 8, 10, 12");
 	ASSERT_EQ(blocks[LEAK_INDIRECT], 3, "5, 6, 9");
-	ASSERT_EQ(bytes[LEAK_REACHABLE], 3 * 64, "1, 2, 4");
-	ASSERT_EQ(blocks[LEAK_POSSIBLE], 2, "3, 11");
+	ASSERT_EQ(bytes[LEAK_REACHABLE], 4 * 64, "1, 2, 13, 14");
+	ASSERT_EQ(blocks[LEAK_POSSIBLE], 3, "3, 4, 11");
 	leaks__destroy(l);
 }
 
@@ -314,8 +324,10 @@ static void s_put(struct fake_stream *f, uint64_t addr, uint64_t word)
 
 /* big blocks streamed (one cut in three pieces), small ones beside them
  * read through their windows, a lost pair among them; fail_at: the take
- * that fails (the scan goes on through the read function) */
-static void streamed_scan(size_t fail_at)
+ * that fails (the scan goes on through the read function); b2_start: a
+ * register points at b2's start once b2 was scanned as possibly reached,
+ * so that b2 and what it reached are scanned again, as reached */
+static void streamed_scan(size_t fail_at, bool b2_start)
 {
 	const uint64_t b1 = S_BASE + 0x1000, b2 = S_BASE + 0x20010, b3 = S_BASE + 0x80000,
 		       s1 = S_BASE + 0x90000, l1 = S_BASE + 0xa0000, l2 = S_BASE + 0xb0000;
@@ -344,15 +356,30 @@ static void streamed_scan(size_t fail_at)
 	ASSERT_OK(leaks__seal(l), "seal");
 	ASSERT_OK(leaks__stream(l, &s), "the stream");
 	ASSERT_OK(leaks__root_range(l, S_BASE, S_BASE + 0x100, false), "the root");
+	if (b2_start) {
+		ASSERT_OK(leaks__root_word(l, b2), "a register, to b2's start");
+		ASSERT_OK(leaks__classify(l), "classify");
+		ASSERT_EQ(class_of(l, b2), LEAK_REACHABLE, "b2: its start, after its middle");
+		ASSERT_EQ(class_of(l, b3), LEAK_REACHABLE, "b3: from b2, scanned again as reached");
+		ASSERT_EQ(class_of(l, s1), LEAK_REACHABLE, "s1: from b3");
+		/* b2 and b3 streamed twice: once possibly reached, once reached */
+		ASSERT_EQ(f.taken, (64 << 10) + 2 * (300 << 10) + 2 * (8 << 10) + (16 << 10) + (4 << 10),
+			  "b2 and b3 streamed again");
+		leaks__destroy(l);
+		free(f.image);
+		free(f.queue);
+		return;
+	}
 	ASSERT_OK(leaks__classify(l), "classify");
 	ASSERT_EQ(class_of(l, b1), LEAK_REACHABLE, "b1: from the root");
 	ASSERT_EQ(class_of(l, b2), LEAK_POSSIBLE, "b2: through its middle");
-	ASSERT_EQ(class_of(l, b3), LEAK_REACHABLE, "b3: from b2's last piece");
-	ASSERT_EQ(class_of(l, s1), LEAK_REACHABLE, "s1: from b3");
+	ASSERT_EQ(class_of(l, b3), LEAK_POSSIBLE, "b3: from b2's last piece, b2 only possibly reached");
+	ASSERT_EQ(class_of(l, s1), LEAK_POSSIBLE, "s1: from b3");
 	ASSERT_EQ(class_of(l, l1), LEAK_DEFINITE, "l1: lost");
 	ASSERT_EQ(class_of(l, l2), LEAK_INDIRECT, "l2: from l1");
 	leaks__totals(l, bytes, blocks);
-	ASSERT_EQ(blocks[LEAK_REACHABLE], 3, "b1, b3, s1");
+	ASSERT_EQ(blocks[LEAK_REACHABLE], 1, "b1");
+	ASSERT_EQ(blocks[LEAK_POSSIBLE], 3, "b2, b3, s1");
 	ASSERT_TRUE(f.max_pages_out <= S_PAGES, "never more pages asked than the stream holds");
 	if (!fail_at) {
 		ASSERT_FALSE(leaks__stream_failed(l), "the stream worked");
@@ -372,10 +399,16 @@ static void streamed_scan(size_t fail_at)
 
 TEST(leaks_streamed)
 {
-	streamed_scan(0);
+	streamed_scan(0, false);
 }
 
 TEST(leaks_stream_fails_midway)
 {
-	streamed_scan(2);
+	streamed_scan(2, false);
+}
+
+/* a large block scanned as possibly reached, then reached: scanned again */
+TEST(leaks_streamed_upgrade)
+{
+	streamed_scan(0, true);
 }
