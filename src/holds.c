@@ -42,10 +42,14 @@ struct shared {
 
 struct holds {
 	int map_fd;
+	uint32_t map_id;
 	int pipe_fd;		/* its write end: closed, tracelloc is gone */
 	pid_t guardian;
 	struct shared *shared;
 };
+
+/* the map's name in the kernel: another tracelloc's is found by it */
+#define HELD_MAP_NAME "tracelloc_held"
 
 /* SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU */
 #define STOP_SIGNALS (0xfULL << (SIGSTOP - 1))
@@ -261,11 +265,18 @@ int holds__new(struct holds **out)
 		free(h);
 		return -ENOMEM;
 	}
-	h->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "held", sizeof(uint32_t), sizeof(uint32_t),
-				   MAX_HELD, NULL);
+	h->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, HELD_MAP_NAME, sizeof(uint32_t),
+				   sizeof(uint32_t), MAX_HELD, NULL);
 	if (h->map_fd < 0) {
 		err = h->map_fd;
 		goto fail;
+	}
+	{
+		struct bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+
+		if (!bpf_obj_get_info_by_fd(h->map_fd, &info, &len))
+			h->map_id = info.id;
 	}
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		err = -errno;
@@ -321,6 +332,58 @@ int holds__release(struct holds *h, pid_t pid)
 	h->shared->releasing = pid;
 	bpf_map_delete_elem(h->map_fd, &key);
 	err = continue_held(pid, how);
+	h->shared->releasing = 0;
+	return err;
+}
+
+/* its map, if fd is another tracelloc's map of held processes, alive (not
+ * disarmed: a guardian that disarmed it continues what is in it) */
+static bool held_map_of_another(int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), key = HELD_DISARM, how;
+
+	return !bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, HELD_MAP_NAME) &&
+	       info.type == BPF_MAP_TYPE_HASH && info.key_size == sizeof(key) &&
+	       info.value_size == sizeof(how) && bpf_map_lookup_elem(fd, &key, &how);
+}
+
+/*
+ * Another tracelloc holds pid too: true, and it continues pid when it lets
+ * go. Our stop (how without HELD_OTHER_STOP) is handed to it: its own BPF
+ * side, which stopped pid after ours, took ours for someone else's, and
+ * would leave pid stopped. A holder that let go meanwhile is no holder.
+ */
+static bool held_by_another(const struct holds *h, pid_t pid, uint32_t how)
+{
+	uint32_t id = 0, key = pid, theirs;
+	bool held = false;
+	int fd;
+
+	while (!held && !bpf_map_get_next_id(id, &id)) {
+		if (id == h->map_id || (fd = bpf_map_get_fd_by_id(id)) < 0)
+			continue;
+		if (held_map_of_another(fd) && !bpf_map_lookup_elem(fd, &key, &theirs)) {
+			theirs &= how | ~(uint32_t)HELD_OTHER_STOP;
+			held = !bpf_map_update_elem(fd, &key, &theirs, BPF_EXIST);
+		}
+		close(fd);
+	}
+	return held;
+}
+
+int holds__release_last(struct holds *h, pid_t pid)
+{
+	uint32_t key = pid, how;
+	int err = 0;
+
+	if (pid <= 0 || bpf_map_lookup_elem(h->map_fd, &key, &how))
+		return 0;	/* not stopped by us: not ours to continue */
+	/* taken out and read at once: another tracelloc may hand us its stop
+	 * (held_by_another) up to that moment, and not after */
+	h->shared->releasing = pid;
+	if (!bpf_map_lookup_and_delete_elem(h->map_fd, &key, &how) && !held_by_another(h, pid, how))
+		err = continue_held(pid, how);
 	h->shared->releasing = 0;
 	return err;
 }

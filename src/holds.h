@@ -7,7 +7,8 @@
 
 /*
  * The processes the BPF side stops for the daemon (a new child, a program
- * of --comm's name, an exec being probed), in the BPF map `held`, and the
+ * of --comm's name, an exec being probed), in the BPF map `held`
+ * (tracelloc_held to the kernel, where another tracelloc finds it), and the
  * guardian: a small process of ours that outlives tracelloc and continues
  * every one of them, whatever ends tracelloc (SIGKILL and the OOM killer
  * included).
@@ -23,6 +24,10 @@ bool holds__has(const struct holds *h, pid_t pid);
 /* lets pid go: SIGCONT, unless a stop is someone else's too (a parent's
  * SIGSTOP, job control); forgets it either way */
 int holds__release(struct holds *h, pid_t pid);
+/* as holds__release, but where another tracelloc holds pid too (two
+ * --leak-check at one exit) the last of them to let go continues it: one
+ * SIGCONT ends both stops, and the other would find the process gone */
+int holds__release_last(struct holds *h, pid_t pid);
 /* nothing more is stopped from now on; every process held is let go */
 void holds__release_all(struct holds *h);
 /* the guardian is told that all went well, and goes */

@@ -971,5 +971,5 @@ void traced__exiting(struct traced *t, uint16_t slot, pid_t tid,
 	if (check && p->live && p->target && proc_pid(p) == pid &&
 	    !target__wait_stopped(p->target) && traced__process(t, slot_of(t, p), &pid, &tag))
 		check(ctx, pid, tag);
-	holds__release(t->holds, pid);
+	holds__release_last(t->holds, pid);
 }
