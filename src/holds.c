@@ -319,23 +319,6 @@ bool holds__has(const struct holds *h, pid_t pid)
 	return pid > 0 && !bpf_map_lookup_elem(h->map_fd, &key, &how);
 }
 
-int holds__release(struct holds *h, pid_t pid)
-{
-	uint32_t key = pid, how;
-	int err = 0;
-
-	if (pid <= 0 || bpf_map_lookup_elem(h->map_fd, &key, &how))
-		return 0;	/* not stopped by us: not ours to continue */
-	/* out of the map before it goes on, or a stop it meets right after
-	 * (ld.so's hook) would be taken out with this one; until the SIGCONT
-	 * is sent, the guardian knows it by `releasing` */
-	h->shared->releasing = pid;
-	bpf_map_delete_elem(h->map_fd, &key);
-	err = continue_held(pid, how);
-	h->shared->releasing = 0;
-	return err;
-}
-
 /* its map, if fd is another tracelloc's map of held processes, alive (not
  * disarmed: a guardian that disarmed it continues what is in it) */
 static bool held_map_of_another(int fd)
@@ -372,20 +355,35 @@ static bool held_by_another(const struct holds *h, pid_t pid, uint32_t how)
 	return held;
 }
 
-int holds__release_last(struct holds *h, pid_t pid)
+/* last: only if no other tracelloc holds pid too (holds__release_last) */
+static int release(struct holds *h, pid_t pid, bool last)
 {
 	uint32_t key = pid, how;
 	int err = 0;
 
 	if (pid <= 0 || bpf_map_lookup_elem(h->map_fd, &key, &how))
 		return 0;	/* not stopped by us: not ours to continue */
-	/* taken out and read at once: another tracelloc may hand us its stop
-	 * (held_by_another) up to that moment, and not after */
+	/* out of the map before it goes on, or a stop it meets right after
+	 * (ld.so's hook) would be taken out with this one; until the SIGCONT
+	 * is sent, the guardian knows it by `releasing`. Taken out and read at
+	 * once: another tracelloc may hand us its stop (held_by_another) up to
+	 * that moment, and not after */
 	h->shared->releasing = pid;
-	if (!bpf_map_lookup_and_delete_elem(h->map_fd, &key, &how) && !held_by_another(h, pid, how))
+	if (!bpf_map_lookup_and_delete_elem(h->map_fd, &key, &how) &&
+	    !(last && held_by_another(h, pid, how)))
 		err = continue_held(pid, how);
 	h->shared->releasing = 0;
 	return err;
+}
+
+int holds__release(struct holds *h, pid_t pid)
+{
+	return release(h, pid, false);
+}
+
+int holds__release_last(struct holds *h, pid_t pid)
+{
+	return release(h, pid, true);
 }
 
 void holds__release_all(struct holds *h)
