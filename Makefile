@@ -182,6 +182,10 @@ $(OUT)/tests/api_%: tests/targets/api_%.c $(wildcard tests/targets/*.h) | $(OUT)
 $(OUT)/tests/two_families: tests/targets/two_families.c $(wildcard tests/targets/*.h) | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -o $@ $< -Wl,--no-as-needed -lc -lmimalloc
 
+# a BPF map named as tracelloc's map of held processes (see fakeheld.c)
+$(OUT)/tests/fakeheld: tests/targets/fakeheld.c | $(OUT)/tests
+	$(CC) $(TARGET_CFLAGS) -o $@ $< -lbpf
+
 # a library without frame pointers, loaded with dlopen after tracing began
 $(OUT)/tests/libnofp_plugin.so: tests/targets/nofp_plugin.c | $(OUT)/tests
 	$(CC) $(NOFP_CFLAGS) -shared -fPIC -o $@ $<

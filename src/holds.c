@@ -331,6 +331,33 @@ static bool held_map_of_another(int fd)
 	       info.value_size == sizeof(how) && bpf_map_lookup_elem(fd, &key, &how);
 }
 
+/* a tracing program (a uprobe's, a tracepoint's) uses map map_id: only a
+ * privileged loader makes one. Where the kernel lets an unprivileged user
+ * make BPF maps, one can name a map as ours and enter any pid in it, which
+ * would leave that process stopped; it cannot make such a program */
+static bool used_by_tracing(uint32_t map_id)
+{
+	uint32_t id = 0, ids[64] = { 0 }, len, i;
+	struct bpf_prog_info info;
+	bool used = false;
+	int fd;
+
+	while (!used && !bpf_prog_get_next_id(id, &id)) {
+		if ((fd = bpf_prog_get_fd_by_id(id)) < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+		info.map_ids = (uint64_t)(uintptr_t)ids;
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    (info.type == BPF_PROG_TYPE_KPROBE || info.type == BPF_PROG_TYPE_TRACING))
+			for (i = 0; i < info.nr_map_ids && i < sizeof(ids) / sizeof(ids[0]); i++)
+				used |= ids[i] == map_id;
+		close(fd);
+	}
+	return used;
+}
+
 /*
  * Another tracelloc holds pid too: true, and it continues pid when it lets
  * go. Our stop (how without HELD_OTHER_STOP) is handed to it: its own BPF
@@ -346,7 +373,8 @@ static bool held_by_another(const struct holds *h, pid_t pid, uint32_t how)
 	while (!held && !bpf_map_get_next_id(id, &id)) {
 		if (id == h->map_id || (fd = bpf_map_get_fd_by_id(id)) < 0)
 			continue;
-		if (held_map_of_another(fd) && !bpf_map_lookup_elem(fd, &key, &theirs)) {
+		if (held_map_of_another(fd) && !bpf_map_lookup_elem(fd, &key, &theirs) &&
+		    used_by_tracing(id)) {
 			theirs &= how | ~(uint32_t)HELD_OTHER_STOP;
 			held = !bpf_map_update_elem(fd, &key, &theirs, BPF_EXIST);
 		}

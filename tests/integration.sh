@@ -1080,6 +1080,27 @@ test_leak_check_two_tracers() { # two tracelloc --leak-check -p on one process, 
 	done
 }
 
+test_leak_check_forged_holder() { # a BPF map named as another tracelloc's map of held processes, the process in it, that no tracing program uses (what an unprivileged user can make where the kernel lets one): no holder, so the process goes on after its exit check
+	need_target dlopen || return
+	need_target libplugin.so || return
+	need_target fakeheld || return
+	local tpid
+	start_target dlopen "$TB/libplugin.so" wait || return
+	tpid=$TGT_PID
+	start_target fakeheld "$tpid" || return
+	tl_bg fh --leak-check -i 0 -t 0 -p "$tpid"
+	if ! wait_for_grep "$T_DIR/fh.err" "^tracelloc: attached to pid $tpid([^0-9]|\$)" 30 "$TL_PID"; then
+		fail "forged holder: tracelloc did not attach"
+		return
+	fi
+	kill -USR1 "$tpid"
+	wait_pid "$tpid" 10
+	assert_eq "$WAIT_RC" 0 "forged holder: the process went on and exited (left stopped for the map's 'holder' before)"
+	wait_pid "$TL_PID" 20 || fail "forged holder: tracelloc did not end"
+	assert_eq "$(grep -c '^leak check of pid' "$T_DIR/fh.out")" 1 "forged holder: checked at the exit"
+	assert_grep "$T_DIR/fh.out" '^    definitely lost: 2,331 bytes in 3 blocks$' "forged holder: plugin_alloc's 3 blocks"
+}
+
 # snapped_state FILE: what tests/targets/snapped.c saw, asked with SIGUSR1
 snapped_state() {
 	rm -f "$1.out"
