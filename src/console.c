@@ -10,6 +10,7 @@
 #include "console.h"
 #include "events.h"
 #include "heap.h"
+#include "holds.h"
 #include "pools.h"
 #include "http.h"
 #include "leakcheck.h"
@@ -269,16 +270,22 @@ static void quiet(void *ctx, pid_t pid, bool on)
 }
 
 /* the process is stopped for another tracelloc's leak check, or its
- * tracer let go of it meanwhile: worth another try (a debugger is not) */
+ * tracer let go of it meanwhile: worth another try (a debugger is not).
+ * Another tracelloc is known by its map of held processes, whatever its
+ * name; asked once per tracer, as this is asked each millisecond */
 static bool tracer_passing(pid_t pid)
 {
-	char comm[64];
+	static pid_t last_tracer;
+	static bool last_is;
 	pid_t tracer = procfs__tracer(pid);
 
 	if (tracer <= 0)
 		return true;
-	procfs__comm(tracer, comm, sizeof(comm));
-	return !strcmp(comm, "tracelloc");
+	if (tracer != last_tracer) {
+		last_tracer = tracer;
+		last_is = holds__of_tracelloc(tracer);
+	}
+	return last_is;
 }
 
 static int sig_stacks(void *ctx, pid_t pid, uint64_t *sp, size_t max)

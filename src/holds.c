@@ -14,6 +14,7 @@
  * unregistered every uprobe (seconds with many probes), while the exec hook
  * went on stopping new processes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -381,6 +382,42 @@ static bool held_by_another(const struct holds *h, pid_t pid, uint32_t how)
 		close(fd);
 	}
 	return held;
+}
+
+/* the map id an fdinfo text names (a BPF map's), or 0 */
+static uint32_t fdinfo_map_id(const char *text)
+{
+	const char *at = strstr(text, "\nmap_id:");
+
+	return at ? (uint32_t)strtoul(at + strlen("\nmap_id:"), NULL, 10) : 0;
+}
+
+bool holds__of_tracelloc(pid_t pid)
+{
+	char path[64], text[1024];
+	struct dirent *d;
+	bool found = false;
+	int n = 0, fd;
+	uint32_t id;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	/* tracelloc's own fds are few; a process with thousands is no tracelloc */
+	while (!found && n++ < 4096 && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%.16s", pid, d->d_name);
+		if (procfs__read(path, text, sizeof(text)) < 0 || !(id = fdinfo_map_id(text)) ||
+		    (fd = bpf_map_get_fd_by_id(id)) < 0)
+			continue;
+		found = held_map_of_another(fd);
+		close(fd);
+	}
+	closedir(dir);
+	return found;
 }
 
 /* last: only if no other tracelloc holds pid too (holds__release_last) */

@@ -28,6 +28,9 @@ int holds__release(struct holds *h, pid_t pid);
  * --leak-check at one exit) the last of them to let go continues it: one
  * SIGCONT ends both stops, and the other would find the process gone */
 int holds__release_last(struct holds *h, pid_t pid);
+/* pid (or the process of thread pid) keeps a live map of held processes:
+ * it is a tracelloc, whatever its name */
+bool holds__of_tracelloc(pid_t pid);
 /* nothing more is stopped from now on; every process held is let go */
 void holds__release_all(struct holds *h);
 /* the guardian is told that all went well, and goes */

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "closer.h"
 #include "holds.h"
 #include "processes.h"
@@ -52,6 +54,31 @@ TEST(holds_continue_only_our_stop)
 	ASSERT_EQ(holds__should_continue(status(buf, sizeof(buf), 'Z', "0000000000000000",
 						"0000000000000000"), 0), 0, "a zombie");
 	ASSERT_EQ(holds__should_continue("", 0), 0, "no status");
+}
+
+/* another tracelloc is known by its map of held processes, not its name:
+ * a process is one while it keeps such a map, and not once it is disarmed
+ * (its guardian continues what is in it) */
+TEST(holds_know_a_tracelloc_by_its_map)
+{
+	uint32_t key = HELD_DISARM, one = 1;
+	int fd;
+
+	ASSERT_FALSE(holds__of_tracelloc(getpid()), "no map: no tracelloc");
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "tracelloc_held", sizeof(uint32_t), sizeof(uint32_t),
+			    16, NULL);
+	if (fd < 0) {
+		fprintf(stderr, "  (no BPF map: %s; skipped)\n", strerror(-fd));
+		return;
+	}
+	ASSERT_TRUE(holds__of_tracelloc(getpid()), "a map of held processes: a tracelloc");
+	ASSERT_OK(bpf_map_update_elem(fd, &key, &one, BPF_ANY), "disarmed");
+	ASSERT_FALSE(holds__of_tracelloc(getpid()), "a disarmed map: no more");
+	close(fd);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "held", sizeof(uint32_t), sizeof(uint32_t), 16, NULL);
+	ASSERT_FALSE(fd >= 0 && holds__of_tracelloc(getpid()), "a map of another name: no tracelloc");
+	if (fd >= 0)
+		close(fd);
 }
 
 TEST(text_escapes_what_a_terminal_obeys)
