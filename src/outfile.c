@@ -18,17 +18,22 @@
 /* as the kernel's MAXSYMLINKS */
 #define MAX_LINK_HOPS 40
 
-static int parent_dir(const char *path, char *dir, size_t size)
+int outfile__parent_dir(const char *path, char *dir, size_t size)
 {
-	const char *slash = strrchr(path, '/');
+	size_t end = strlen(path);
 	int len;
 
-	if (!slash)
+	/* "snaps/" is in ".", as "snaps" is */
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	while (end && path[end - 1] != '/')
+		end--;
+	if (!end)
 		len = snprintf(dir, size, ".");
-	else if (slash == path)
+	else if (end == 1)
 		len = snprintf(dir, size, "/");
 	else
-		len = snprintf(dir, size, "%.*s", (int)(slash - path), path);
+		len = snprintf(dir, size, "%.*s", (int)(end - 1), path);
 	return len >= (int)size ? -ENAMETOOLONG : 0;
 }
 
@@ -43,7 +48,7 @@ static int is_foreign_link(const char *link, const struct stat *link_st, bool *f
 	*foreign = false;
 	if (link_st->st_uid == geteuid())
 		return 0;
-	err = parent_dir(link, dir, sizeof(dir));
+	err = outfile__parent_dir(link, dir, sizeof(dir));
 	if (err)
 		return err;
 	if (stat(dir, &dir_st))
@@ -60,7 +65,7 @@ static bool in_proc(const char *link)
 	char dir[PATH_MAX];
 	struct statfs fs;
 
-	return !parent_dir(link, dir, sizeof(dir)) && !statfs(dir, &fs) &&
+	return !outfile__parent_dir(link, dir, sizeof(dir)) && !statfs(dir, &fs) &&
 	       fs.f_type == PROC_SUPER_MAGIC;
 }
 
@@ -80,7 +85,7 @@ static int follow_link(char *path, size_t size)
 	if (text[0] == '/')
 		return snprintf(path, size, "%s", text) >= (int)size ? -ENAMETOOLONG : 0;
 	/* relative to the directory that holds the link */
-	err = parent_dir(path, dir, sizeof(dir));
+	err = outfile__parent_dir(path, dir, sizeof(dir));
 	if (err)
 		return err;
 	return snprintf(path, size, "%s/%s", dir, text) >= (int)size ? -ENAMETOOLONG : 0;

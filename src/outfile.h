@@ -36,6 +36,9 @@ struct outfile_target {
 	char path[PATH_MAX];	/* the symlinks followed */
 };
 
+/* the directory path is in, into dir ("." for a bare name, "/" for one
+ * at the root); -ENAMETOOLONG when it does not fit */
+int outfile__parent_dir(const char *path, char *dir, size_t size);
 /* where path leads; negative errno (-EISDIR, -ELOOP, ...) when nowhere */
 int outfile__resolve(const char *path, struct outfile_target *t);
 /* can t be written? Before tracing starts; opens no stream (a FIFO's reader

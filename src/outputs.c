@@ -127,23 +127,6 @@ static int output_failed(const char *path, const struct outfile_target *t, int e
 	return say(err, "cannot write %s", path);
 }
 
-/* the directory dir is in ("." for a bare name), into parent */
-static void parent_of(const char *dir, char *parent, size_t size)
-{
-	size_t len = strlen(dir);
-
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	while (len && dir[len - 1] != '/')
-		len--;
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	if (!len)
-		snprintf(parent, size, ".");
-	else
-		snprintf(parent, size, "%.*s", (int)len, dir);
-}
-
 /* a missing DIR is made at the first snapshot (a trace that fails before
  * leaves none), in a directory that must be there */
 static int check_snapshot_dir(const char *dir)
@@ -154,8 +137,7 @@ static int check_snapshot_dir(const char *dir)
 	if (!dir)
 		return 0;
 	if (stat(dir, &st) && errno == ENOENT) {
-		parent_of(dir, parent, sizeof(parent));
-		if (stat(parent, &st))
+		if (outfile__parent_dir(dir, parent, sizeof(parent)) || stat(parent, &st))
 			return say(-errno, "cannot make %s for the snapshots", dir);
 		if (!S_ISDIR(st.st_mode))
 			return say(0, "cannot make %s for the snapshots: %s is not a directory", dir,

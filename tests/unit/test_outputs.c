@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "busy_heap.h"
+#include "outfile.h"
 #include "outputs.h"
 #include "test.h"
 #include "tmpdir.h"
@@ -135,6 +136,22 @@ TEST(outputs_check_before_tracing)
 		    strstr(line, "/none/deeper for the snapshots: No such file or directory") != NULL,
 		    "the line: %.180s", line);
 	remove_dir(dir);
+}
+
+TEST(outfile_parent_dir)
+{
+	static const char *const cases[][2] = {
+		{ "snaps", "." }, { "snaps/", "." }, { "a/snaps", "a" }, { "a/snaps//", "a" },
+		{ "/snaps", "/" }, { "/a/b.fg", "/a" }, { "/", "/" },
+	};
+	char dir[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ASSERT_OK(outfile__parent_dir(cases[i][0], dir, sizeof(dir)), "%s", cases[i][0]);
+		ASSERT_STREQ(dir, cases[i][1], "the directory of %s", cases[i][0]);
+	}
+	ASSERT_EQ(outfile__parent_dir("abcdefgh/x", dir, 4), -ENAMETOOLONG, "too long");
 }
 
 static void touch(const char *path)
