@@ -721,7 +721,7 @@ bool attach__loader_probed(const struct attach *a)
 	return false;
 }
 
-static bool maps_probed(const struct attach *a)
+bool attach__maps_probed(const struct attach *a)
 {
 	bool mmap = false, munmap = false;
 	size_t i;
@@ -784,7 +784,7 @@ bool attach__set_state(const struct attach *a, struct proc_state *state)
 	 * struct r_debug: r_version, r_map, r_brk, then r_state */
 	state->r_state_addr = a->r_debug_addr ? a->r_debug_addr + 24 : 0;
 	set_alloc_code(a, state);
-	state->maps_probed = maps_probed(a);
+	state->maps_probed = attach__maps_probed(a);
 	return state->maps_probed;
 }
 

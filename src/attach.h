@@ -67,6 +67,9 @@ bool attach__set_state(const struct attach *a, struct proc_state *state);
 /* why the program's mappings are not all seen at its libc's calls (after
  * attach__set_state() said so): "Go's runtime", "a static executable"... */
 const char *attach__maps_unseen(const struct attach *a);
+/* the process's mmap and munmap are probed in its libc: its mappings are
+ * seen there, no system-call program needed */
+bool attach__maps_probed(const struct attach *a);
 /* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
 const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);

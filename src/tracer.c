@@ -34,6 +34,9 @@ struct tracer {
 	struct unwinder *unwinder;	/* NULL: frame pointers only */
 	int ncpus;
 	size_t ring_bytes;
+	/* a process may come that the system-call programs must watch: a
+	 * command's or a new one's program is not known before it runs */
+	bool may_need_syscalls;
 };
 
 
@@ -272,6 +275,7 @@ int tracer__open(const struct options *o, pid_t first_pid, int first_pidfd, bool
 		return say(t->ncpus ? t->ncpus : -EINVAL, "cannot count the CPUs");
 	t->ring_bytes = events__ring_bytes(o->ringbuf_bytes, t->ncpus);
 	t->skel->rodata->wakeup_bytes = t->ring_bytes / 8;
+	t->may_need_syscalls = !o->no_mmap && (several || o->command);
 	err = build_unwind_tables(t, o, first_pid, first_pidfd, several);
 	return err ? err : set_sampling(t, o);
 }
@@ -307,6 +311,12 @@ int tracer__load(struct tracer *t, struct attach *model, pid_t first_pid, int fi
 	if (!model)
 		model = own = attach__new(t->skel, getpid(), &(struct attach_opts){ 0 });
 	err = model ? attach__prepare(model) : -ENOMEM;
+	/* the system-call programs take a fifth of a second to verify (the
+	 * unwinder is inlined into them): only where a process may need them */
+	if (!err && !t->may_need_syscalls && !own && attach__maps_probed(model)) {
+		bpf_program__set_autoload(t->skel->progs.on_sys_enter, false);
+		bpf_program__set_autoload(t->skel->progs.on_sys_exit, false);
+	}
 	attach__destroy(own);
 	if (!err)
 		err = tracelloc_bpf__load(t->skel);
@@ -370,6 +380,9 @@ int tracer__watch_system_calls(struct tracer *t)
 
 	if (skel->links.on_sys_exit)
 		return 0;
+	/* not loaded: the process asked for was dynamic when tracing began */
+	if (!bpf_program__autoload(skel->progs.on_sys_exit))
+		return -ENOTSUP;
 	skel->links.on_sys_enter = bpf_program__attach(skel->progs.on_sys_enter);
 	if (skel->links.on_sys_enter)
 		skel->links.on_sys_exit = bpf_program__attach(skel->progs.on_sys_exit);
