@@ -64,6 +64,8 @@ void allocfns__set_named_name(unsigned int index, const char *name)
 
 const struct alloc_fn_info *allocfns__info(uint32_t fn)
 {
+	/* the bits above are the daemon's own (a live block's flags) */
+	fn &= 0xffff;
 	if ((fn & 0xff) == FN_NAMED)
 		fn = FN_NAMED;
 	return fn > FN_NONE && fn < FN__COUNT ? &fns[fn] : NULL;

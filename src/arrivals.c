@@ -239,7 +239,7 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 		holds__release(t->holds, pid);
 		if (idx) {
 			processes__set(ps, idx, pid, processes__comm(ps, idx), NULL);
-			processes__ended(ps, idx, "exited");
+			recording__process_exited(t->rec, idx);
 		}
 		return 0;
 	}
@@ -251,7 +251,13 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 	}
 	err = start_proc(t, p, parent, idx);
 	if (err) {
-		fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
+		/* a limit: said once, the rest counted (summary, /metrics) */
+		if (err != -ENOSPC || !t->room_told)
+			fprintf(stderr, "tracelloc: cannot trace pid %d: %s%s\n", pid,
+				err == -ENOSPC ? "no room for another process (" STR(PROC_MAX)
+						 " numbers in use)" : strerror(-err),
+				err == -ENOSPC ? "; processes past this one are not traced, and counted" : "");
+		t->room_told |= err == -ENOSPC;
 		end_proc(t, p, "untraced");
 		if (idx)
 			recording__drop_process(t->rec, idx, "untraced");

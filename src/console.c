@@ -16,6 +16,7 @@
 #include "leakcheck.h"
 #include "leaks.h"
 #include "options.h"
+#include "exits.h"
 #include "processes.h"
 #include "procfs.h"
 #include "profile.h"
@@ -510,6 +511,9 @@ static void print_summary(struct console *c, const char *ending)
 		sum.named = true;
 		pools__own(recording__pools(c->rec), &sum.own_bytes, &sum.own_count);
 	}
+	if (recording__exits(c->rec))
+		sum.exit_rows = exits__rows(recording__exits(c->rec), &sum.nexit_rows);
+	sum.retired = recording__retired(c->rec);
 	tracer__loss(c->tracer, &sum.loss);
 	weighed_mappings(c, &sum);
 	report__summary(c->report_out, &sum);

@@ -76,6 +76,12 @@ int growth__sample(struct growth *g, const struct stacks *s, uint64_t now_ns)
 	return 0;
 }
 
+void growth__forget(struct growth *g, uint32_t id)
+{
+	if (id < g->nstacks)
+		memset(g->values + (size_t)id * g->window, 0, g->window * sizeof(*g->values));
+}
+
 uint32_t growth__samples(const struct growth *g)
 {
 	return g->nsamples;

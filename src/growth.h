@@ -33,5 +33,7 @@ void growth__stat(const struct growth *g, uint32_t id, struct growth_stat *out);
 double growth__score(const struct growth_stat *st);
 /* samples taken (at most the window) */
 uint32_t growth__samples(const struct growth *g);
+/* the stack id was released: its history goes (the id's next stack starts afresh) */
+void growth__forget(struct growth *g, uint32_t id);
 
 #endif

@@ -532,20 +532,55 @@ static size_t blocks_of(const struct heap *h, uint64_t tag, uint64_t mask, uint6
 	return n;
 }
 
-void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask)
+/* the blocks of a tag leave the live set; held: each counts as its stack's
+ * held at exit, and in *bytes and *count */
+static void leave_tag(struct heap *h, uint64_t tag, uint64_t tag_mask, bool held,
+		      uint64_t *bytes, uint64_t *count)
 {
 	struct live_block *blocks, b;
-	uint64_t *addrs;
+	struct stack_totals *t;
+	uint64_t *addrs, was_bytes = h->stats.live_bytes, was_count = h->stats.live_count;
 	size_t n, i;
 
 	n = blocks_of(h, tag, tag_mask, &addrs, &blocks);
-	for (i = 0; n != SIZE_MAX && i < n; i++)
-		if (!table__remove(h->live, addrs[i], &b))
-			release(h, addrs[i], &b);
+	for (i = 0; n != SIZE_MAX && i < n; i++) {
+		uint64_t live_bytes = h->stats.live_bytes, live_count = h->stats.live_count;
+
+		if (table__remove(h->live, addrs[i], &b))
+			continue;
+		t = release(h, addrs[i], &b);
+		/* a copy of its parent's block is the parent's doing: not held */
+		if (b.fn & LIVE_INHERITED) {
+			was_bytes -= live_bytes - h->stats.live_bytes;
+			was_count -= live_count - h->stats.live_count;
+		} else if (held && t) {
+			t->exit_bytes += live_bytes - h->stats.live_bytes;
+			t->exit_count += live_count - h->stats.live_count;
+		}
+	}
 	ranges__drop_tag(h->mappings, tag, tag_mask);
 	ranges__drop_tag(h->reserved, tag, tag_mask);
 	free(addrs);
 	free(blocks);
+	if (held) {
+		h->stats.exit_bytes += was_bytes - h->stats.live_bytes;
+		h->stats.exit_count += was_count - h->stats.live_count;
+	}
+	if (bytes)
+		*bytes = was_bytes - h->stats.live_bytes;
+	if (count)
+		*count = was_count - h->stats.live_count;
+}
+
+void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask)
+{
+	leave_tag(h, tag, tag_mask, false, NULL, NULL);
+}
+
+void heap__exit_tag(struct heap *h, uint64_t tag, uint64_t tag_mask, uint64_t *bytes,
+		    uint64_t *count)
+{
+	leave_tag(h, tag, tag_mask, true, bytes, count);
 }
 
 int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask,
@@ -592,6 +627,7 @@ int heap__copy_tag(struct heap *h, uint64_t from, uint64_t to, uint64_t tag_mask
 			ids[b->stack_id] = id;
 		}
 		b->stack_id = ids[b->stack_id];
+		b->fn |= LIVE_INHERITED;
 		/* the child's pages are the parent's, until one of them writes */
 		w = table__lookup(h->weighed, addrs[i]);
 		restore_weighed(h, (addrs[i] & ~tag_mask) | to, b, w ? w->resident : 0);

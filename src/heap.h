@@ -28,6 +28,10 @@ struct heap_stats {
 	 * live, but no allocation call of anyone's */
 	uint64_t inherited_count;
 	uint64_t inherited_bytes;
+	/* several processes: what those that exited held then (their blocks
+	 * leave the live set at the exit) */
+	uint64_t exit_count;
+	uint64_t exit_bytes;
 	/* the highest live bytes so far, the live blocks then, and when
 	 * (CLOCK_MONOTONIC; 0: no allocation yet) */
 	uint64_t peak_live_bytes;
@@ -39,8 +43,10 @@ struct live_block {
 	uint64_t size;
 	uint64_t birth_ns;
 	uint32_t stack_id;
-	uint32_t fn;
+	uint32_t fn;		/* enum alloc_fn (the record's), and LIVE_* flags */
 };
+/* a copy of a parent's block a fork gave a followed child (no call of its own) */
+#define LIVE_INHERITED (1U << 30)
 
 /*
  * A mapping the program makes of at least this many bytes counts by its
@@ -113,6 +119,10 @@ void heap__failed_stack(struct heap *h);
 /* the blocks whose address carries tag (src/processes.h) are gone, with
  * their process's memory (an exec): no longer live, not counted as frees */
 void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask);
+/* the same for a process that exited: what each block held counts as its
+ * stack's held at exit (exit_bytes, exit_count), the sums in *bytes, *count */
+void heap__exit_tag(struct heap *h, uint64_t tag, uint64_t tag_mask, uint64_t *bytes,
+		    uint64_t *count);
 /*
  * A fork: every live block of tag `from` is live in the child too, at the
  * same address under tag `to`, its stack's frames passed through

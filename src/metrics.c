@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "metrics.h"
 
@@ -49,6 +50,44 @@ static void leak_metrics(FILE *out, const struct metrics *m)
 			m->leak_blocks[i]);
 }
 
+/* per command: a label value as Prometheus quotes it */
+static void put_label(FILE *out, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			fputc('\\', out);
+		if (*v == '\n')
+			fputs("\\n", out);
+		else if ((unsigned char)*v >= 0x20)
+			fputc(*v, out);
+	}
+}
+
+static void exit_rows(FILE *out, const struct metrics *m, const char *name, size_t field)
+{
+	size_t i;
+
+	for (i = 0; i < m->nexit_rows; i++) {
+		fprintf(out, "%s{comm=\"", name);
+		put_label(out, m->exit_rows[i].comm);
+		fprintf(out, "\"} %" PRIu64 "\n",
+			*(const uint64_t *)((const char *)&m->exit_rows[i] + field));
+	}
+}
+
+static void exit_metrics(FILE *out, const struct metrics *m)
+{
+	head(out, "tracelloc_exited_processes_total", "counter",
+	     "Traced processes that exited, by command.");
+	exit_rows(out, m, "tracelloc_exited_processes_total", offsetof(struct exit_row, processes));
+	head(out, "tracelloc_exit_held_bytes_total", "counter",
+	     "Bytes the processes that exited held at their exits, by command.");
+	exit_rows(out, m, "tracelloc_exit_held_bytes_total", offsetof(struct exit_row, bytes));
+	head(out, "tracelloc_exit_held_blocks_total", "counter",
+	     "Blocks the processes that exited held at their exits, by command.");
+	exit_rows(out, m, "tracelloc_exit_held_blocks_total", offsetof(struct exit_row, blocks));
+}
+
 int metrics__write(FILE *out, const struct metrics *m)
 {
 	const struct heap_stats *st = &m->stats;
@@ -89,6 +128,9 @@ int metrics__write(FILE *out, const struct metrics *m)
 	uint_metric(out, "tracelloc_untraced_children_total", "counter",
 		    "Child processes the traced ones started, not traced (no --follow-forks).",
 		    m->loss.untraced_forks);
+	uint_metric(out, "tracelloc_untraced_processes_total", "counter",
+		    "Processes that came while tracing and were not traced (no room).",
+		    m->untraced_processes + m->loss.untraced_procs);
 	uint_metric(out, "tracelloc_stops_not_made_total", "counter",
 		    "Stops not made, as a debugger or strace traced the process.", m->loss.ptraced);
 	uint_metric(out, "tracelloc_failed_stacks_total", "counter",
@@ -112,5 +154,7 @@ int metrics__write(FILE *out, const struct metrics *m)
 	}
 	if (m->leak_check)
 		leak_metrics(out, m);
+	if (m->exit_rows)
+		exit_metrics(out, m);
 	return ferror(out) ? -EIO : 0;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "heap.h"
+#include "exits.h"
 #include "report.h"
 
 /* What /metrics shows: the summary's numbers while tracing. */
@@ -25,6 +26,10 @@ struct metrics {
 	/* --alloc-fn and the rest: the named allocators' own memory */
 	bool named;
 	uint64_t own_bytes, own_count;
+	/* several: the processes that exited, by command */
+	const struct exit_row *exit_rows;
+	size_t nexit_rows;
+	uint64_t untraced_processes;	/* left out: no slot or number for them */
 };
 
 /* Prometheus' text exposition format (version 0.0.4) */

@@ -85,7 +85,9 @@ static const char usage[] =
 	"                                (bytes), count (allocation calls), peak (live\n"
 	"                                bytes at the heap's peak), leaked (definitely and\n"
 	"                                indirectly lost bytes, --leak-check), since-mark\n"
-	"                                (live bytes allocated since the mark)\n"
+	"                                (live bytes allocated since the mark), exit\n"
+	"                                (bytes processes held when they exited; their\n"
+	"                                blocks leave the live set), exit-count (blocks)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
@@ -542,7 +544,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case 'm':
 			if (metric__parse(optarg, &opts->flamegraph_metric))
 				err = bad("invalid flamegraph metric '%s': expected live, live-count, "
-					  "allocated, count or peak", optarg);
+					  "allocated, count, peak, leaked, since-mark, exit or exit-count", optarg);
 			break;
 		case 'b':
 			err = parse_size(optarg, &opts->ringbuf_bytes);

@@ -37,12 +37,13 @@ typedef Perftools__Profiles__Function Function;
 /* Profile.sample_type, as Go's heap profile (its four first), then what
  * was live when the heap was at its peak, then (--leak-check) what the
  * last leak check found lost (definitely and indirectly), then (with a
- * baseline mark) what is live of what was allocated since the mark: the
+ * baseline mark) what is live of what was allocated since the mark, then
+ * (several processes) what those that exited held at their exits: the
  * order of every sample's values, those that are written */
 enum {
 	V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V_PEAK_OBJECTS,
 	V_PEAK_SPACE, V_LEAKED_OBJECTS, V_LEAKED_SPACE, V_SINCE_MARK_OBJECTS, V_SINCE_MARK_SPACE,
-	V__COUNT
+	V_EXIT_OBJECTS, V_EXIT_SPACE, V__COUNT
 };
 
 static const char *const value_types[V__COUNT][2] = {
@@ -56,6 +57,8 @@ static const char *const value_types[V__COUNT][2] = {
 	[V_LEAKED_SPACE] = { "leaked_space", "bytes" },
 	[V_SINCE_MARK_OBJECTS] = { "since_mark_objects", "count" },
 	[V_SINCE_MARK_SPACE] = { "since_mark_space", "bytes" },
+	[V_EXIT_OBJECTS] = { "exit_objects", "count" },
+	[V_EXIT_SPACE] = { "exit_space", "bytes" },
 };
 
 /* Profile's repeated fields, by number (src/proto/profile.proto) */
@@ -426,6 +429,8 @@ static int put_sample(struct builder *b, struct stream *st, const struct profile
 	all[V_LEAKED_SPACE] = (int64_t)s->leaked_bytes;
 	all[V_SINCE_MARK_OBJECTS] = (int64_t)s->since_mark_count;
 	all[V_SINCE_MARK_SPACE] = (int64_t)s->since_mark_bytes;
+	all[V_EXIT_OBJECTS] = (int64_t)s->totals.exit_count;
+	all[V_EXIT_SPACE] = (int64_t)s->totals.exit_bytes;
 	for (i = 0; i < (int)st->ntypes; i++)
 		values[i] = all[st->types[i]];
 	/* cppcheck-suppress unreadVariable ; packed through sample.base */
@@ -577,7 +582,8 @@ int pprof__write(FILE *out, struct profile *p, const struct pprof_opts *opts)
 	for (i = 0; !err && i < V__COUNT; i++)
 		if ((i != V_LEAKED_OBJECTS && i != V_LEAKED_SPACE) || opts->leaked)
 			if ((i != V_SINCE_MARK_OBJECTS && i != V_SINCE_MARK_SPACE) || p->mark_ns)
-				st->types[st->ntypes++] = (uint8_t)i;
+				if ((i != V_EXIT_OBJECTS && i != V_EXIT_SPACE) || p->opts.processes)
+					st->types[st->ntypes++] = (uint8_t)i;
 	for (i = 0; !err && i < st->ntypes; i++) {
 		type_strings[i][0] = string_index(&b, value_types[st->types[i]][0]);
 		type_strings[i][1] = string_index(&b, value_types[st->types[i]][1]);

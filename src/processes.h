@@ -45,6 +45,22 @@ void processes__ended(struct processes *ps, uint32_t idx, const char *how);
 /* the processes of the run: a process counts once however many programs
  * it ran, and a child let go untraced not at all */
 size_t processes__count(const struct processes *ps);
+/*
+ * Numbers are reused: a process that ended long enough ago is retired,
+ * its stacks merged into its command's (a keeper: a number whose frames
+ * name those of the processes of that command and symbolizer that ended)
+ * and its number free for the next process. processes__to_retire: up to
+ * max of the oldest that ended, leaving the newest keep; processes__keeper:
+ * the keeper for process idx (made at first; -ENOSPC past PROC_KEEPERS,
+ * -ENOENT without a symbolizer); processes__retire: idx is free, counted
+ * into keeper's label (0: none).
+ */
+#define PROC_KEEPERS 256
+size_t processes__to_retire(const struct processes *ps, size_t keep, uint32_t *out, size_t max);
+int processes__keeper(struct processes *ps, uint32_t idx);
+void processes__retire(struct processes *ps, uint32_t idx, uint32_t keeper);
+/* the numbers taken now (processes, ended or not, and keepers) */
+size_t processes__numbers(const struct processes *ps);
 /* process idx goes on under a later number (its exec was followed) */
 void processes__superseded(struct processes *ps, uint32_t idx);
 pid_t processes__pid(const struct processes *ps, uint32_t idx);

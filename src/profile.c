@@ -111,6 +111,11 @@ struct profile *profile__snapshot(struct heap *heap, const struct profile_opts *
 		profile__idle(p);
 	}
 	stacks__guard(stacks, 1, 0, NULL, NULL);
+	/* released ids (processes retired) are no stacks */
+	for (id = 0, first = 0; id < n; id++)
+		if (stacks__serial(stacks, p->stacks[id].stack_id))
+			p->stacks[first++] = p->stacks[id];
+	p->count = first;
 	return p;
 }
 
@@ -133,6 +138,8 @@ uint64_t profile__value(const struct profile_stack *s, enum metric metric)
 	case METRIC_PEAK_BYTES: return s->totals.peak_bytes;
 	case METRIC_LEAKED_BYTES: return s->leaked_bytes;
 	case METRIC_SINCE_MARK: return s->since_mark_bytes;
+	case METRIC_EXIT_BYTES: return s->totals.exit_bytes;
+	case METRIC_EXIT_COUNT: return s->totals.exit_count;
 	}
 	return 0;
 }
@@ -251,6 +258,8 @@ static const char *const metric_names[] = {
 	[METRIC_PEAK_BYTES] = "peak",
 	[METRIC_LEAKED_BYTES] = "leaked",
 	[METRIC_SINCE_MARK] = "since-mark",
+	[METRIC_EXIT_BYTES] = "exit",
+	[METRIC_EXIT_COUNT] = "exit-count",
 };
 
 static int reserve_shown(struct profile *p, size_t n)

@@ -29,6 +29,8 @@ enum metric {
 	METRIC_PEAK_BYTES,	/* live when the heap was at its peak */
 	METRIC_LEAKED_BYTES,	/* definitely and indirectly lost at the last leak check */
 	METRIC_SINCE_MARK,	/* live, allocated since the mark (SIGUSR2, --mark-after) */
+	METRIC_EXIT_BYTES,	/* held by processes when they exited (several processes) */
+	METRIC_EXIT_COUNT,	/* the blocks of those */
 };
 
 struct profile_opts {

@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "events.h"
+#include "exits.h"
 #include "filter.h"
 #include "growth.h"
 #include "heap.h"
@@ -33,6 +34,8 @@ struct recording {
 	struct timeline *timeline;	/* --timeline, else NULL */
 	struct threads *threads;	/* --per-thread, else NULL */
 	struct processes *processes;	/* several, else NULL */
+	struct exits *exits;		/* several: the processes that exited, by command */
+	uint64_t retired;		/* numbers retired (several) */
 	struct filter *filter;
 	unsigned int generation;
 	void (*idle)(void *ctx);
@@ -153,7 +156,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 			return say(-ENOMEM, "cannot start");
 		events__set_threads(r->events, r->threads);
 	}
-	if (several && !(r->processes = processes__new()))
+	if (several && (!(r->processes = processes__new()) || !(r->exits = exits__new())))
 		return say(-ENOMEM, "cannot start");
 	return 0;
 }
@@ -171,6 +174,7 @@ void recording__destroy(struct recording *r)
 	timeline__destroy(r->timeline);
 	filter__destroy(r->filter);
 	processes__destroy(r->processes);
+	exits__destroy(r->exits);
 	events__destroy(r->events);
 	pools__destroy(r->pools);
 	heap__destroy(r->heap);
@@ -469,6 +473,117 @@ void recording__drop_process(struct recording *r, uint32_t idx, const char *how)
 	if (r->pools)
 		pools__drop_tag(r->pools, PROC_TAG(idx), PROC_MASK);
 	processes__ended(r->processes, idx, how);
+}
+
+void recording__process_exited(struct recording *r, uint32_t idx)
+{
+	const char *comm = processes__comm(r->processes, idx);
+	uint64_t bytes = 0, count = 0;
+
+	if (!comm || processes__ending(r->processes, idx))
+		return;
+	heap__exit_tag(r->heap, PROC_TAG(idx), PROC_MASK, &bytes, &count);
+	if (r->pools)
+		pools__drop_tag(r->pools, PROC_TAG(idx), PROC_MASK);
+	if (exits__add(r->exits, comm, bytes, count))
+		say(-ENOMEM, "cannot count the exit of process %s", comm);
+	processes__ended(r->processes, idx, "exited");
+}
+
+struct exits *recording__exits(const struct recording *r)
+{
+	return r->exits;
+}
+
+uint64_t recording__retired(const struct recording *r)
+{
+	return r->retired;
+}
+
+/* frames of process idx under the keeper's number (see processes.h) */
+static void retag_to(uint64_t *frames, uint32_t n, uint32_t keeper)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (IS_PROCESS_FRAME(frames[i]))
+			frames[i] = PROCESS_FRAME(keeper);
+		else if (!IS_THREAD_FRAME(frames[i]))
+			frames[i] = (frames[i] & ~PROC_MASK) | PROC_TAG(keeper);
+	}
+}
+
+/* the leak checks' stacks that are released */
+static void forget_leaked(struct recording *r, const uint32_t *released, uint32_t nstacks)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < r->nleaked; i++)
+		if (r->leaked[i].stack_id > nstacks || !released[r->leaked[i].stack_id])
+			r->leaked[kept++] = r->leaked[i];
+	r->nleaked = kept;
+}
+
+#define RETIRE_BATCH 256
+
+size_t recording__retire(struct recording *r, size_t keep)
+{
+	struct stacks *stacks = heap__stacks(r->heap);
+	uint32_t victims[RETIRE_BATCH], keeper[PROC_MAX + 1] = {}, *released = NULL;
+	uint64_t buf[4 * MAX_STACK_DEPTH], *frames;
+	uint32_t nstacks, id, n, into, i, root;
+	uint8_t retiring[PROC_MAX + 1] = {};
+	const uint64_t *raw;
+	size_t count;
+	int k;
+
+	/* the timeline keeps stacks by id from its first point on */
+	if (!r->processes || r->timeline)
+		return 0;
+	count = processes__to_retire(r->processes, keep, victims, RETIRE_BATCH);
+	if (!count)
+		return 0;
+	nstacks = stacks__count(stacks);
+	released = calloc(nstacks + 1, sizeof(*released));
+	if (!released)
+		return 0;
+	for (i = 0; i < count; i++) {
+		/* what was not let go at its ending (a copy, a pool) goes now */
+		heap__drop_tag(r->heap, PROC_TAG(victims[i]), PROC_MASK);
+		if (r->pools)
+			pools__drop_tag(r->pools, PROC_TAG(victims[i]), PROC_MASK);
+		k = processes__keeper(r->processes, victims[i]);
+		keeper[victims[i]] = k > 0 ? (uint32_t)k : 0;
+		retiring[victims[i]] = 1;
+	}
+	for (id = 1; id <= nstacks; id++) {
+		raw = stacks__frames(stacks, id, &n);
+		if (!n || !IS_PROCESS_FRAME(raw[n - 1]))
+			continue;
+		root = processes__frame_process(raw[n - 1]);
+		if (root > PROC_MAX || !retiring[root])
+			continue;
+		if (keeper[root] && n <= sizeof(buf) / sizeof(buf[0])) {
+			frames = buf;
+			memcpy(frames, raw, n * sizeof(*frames));
+			retag_to(frames, n, keeper[root]);
+			into = stacks__intern(stacks, frames, n);
+			if (into)
+				stacks__merge(stacks, id, into);
+		}
+		stacks__release(stacks, id);
+		released[id] = 1;
+		if (r->growth)
+			growth__forget(r->growth, id);
+		if (id < r->nverdicts)
+			r->verdicts[id] = VERDICT_NONE;
+	}
+	forget_leaked(r, released, nstacks);
+	free(released);
+	for (i = 0; i < count; i++)
+		processes__retire(r->processes, victims[i], keeper[victims[i]]);
+	r->retired += count;
+	return count;
 }
 
 /* a fork's child frame for frame: the child's number where the parent's was */

@@ -88,6 +88,18 @@ int recording__set_leaked(struct recording *r, pid_t pid, const struct leak_stac
 int recording__reset(struct recording *r);
 /* several: process idx's blocks go, and it ended as how says */
 void recording__drop_process(struct recording *r, uint32_t idx, const char *how);
+/* several: process idx exited (its last records read): its blocks leave
+ * the live set, held at exit on their stacks and by its command (exits) */
+void recording__process_exited(struct recording *r, uint32_t idx);
+struct exits;
+/* several: the processes that exited, by command; else NULL */
+struct exits *recording__exits(const struct recording *r);
+/* several: the oldest processes that ended, beyond the newest keep, retire
+ * (processes.h): their stacks merge into their command's, their stack ids
+ * and numbers are free. Not with --timeline, which keeps stacks by id. The
+ * number retired; recording__retired: all so far */
+size_t recording__retire(struct recording *r, size_t keep);
+uint64_t recording__retired(const struct recording *r);
 /* several: process to holds what process from holds now (a fork); negative errno */
 int recording__copy_process(struct recording *r, uint32_t from, uint32_t to);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exits.h"
 #include "profile.h"
 #include "leaks.h"
 #include "report.h"
@@ -49,6 +50,38 @@ void report__live_line(FILE *out, double elapsed_s, const struct heap_stats *now
 		(now->frees + now->unknown_frees - prev->frees - prev->unknown_frees) / interval_s,
 		loss->lost_allocs + loss->lost_frees);
 	fflush(out);
+}
+
+/* the lines of the summary's exits shown by name; the rest added up */
+#define EXIT_LINES 10
+
+static void print_exits(FILE *out, const struct summary *s)
+{
+	uint64_t procs = 0, bytes = 0, blocks = 0;
+	char held[32], most[32];
+	size_t i;
+
+	for (i = 0; i < s->nexit_rows; i++) {
+		procs += s->exit_rows[i].processes;
+		bytes += s->exit_rows[i].bytes;
+		blocks += s->exit_rows[i].blocks;
+	}
+	report__human_bytes(bytes, held, sizeof(held));
+	fprintf(out, "    processes that exited: %" PRIu64 ", holding %" PRIu64 " bytes (%s) in %"
+		PRIu64 " blocks at their exits (no longer live; -m exit shows their stacks)\n",
+		procs, bytes, held, blocks);
+	for (i = 0; i < s->nexit_rows && i < EXIT_LINES; i++) {
+		const struct exit_row *r = &s->exit_rows[i];
+
+		report__human_bytes(r->bytes, held, sizeof(held));
+		report__human_bytes(r->max_bytes, most, sizeof(most));
+		fputs("      ", out);
+		text__put(out, r->comm);
+		fprintf(out, ": %" PRIu64 " exited, %s in %" PRIu64 " blocks held at exit (%s the most "
+			"one held)\n", r->processes, held, r->blocks, most);
+	}
+	if (s->nexit_rows > EXIT_LINES)
+		fprintf(out, "      and %zu more commands\n", s->nexit_rows - EXIT_LINES);
 }
 
 void report__summary(FILE *out, const struct summary *s)
@@ -100,6 +133,8 @@ void report__summary(FILE *out, const struct summary *s)
 			"children began with, copies of their parents' (no allocation call)\n",
 			st->inherited_count, st->inherited_bytes, inherited_h);
 	}
+	if (s->nexit_rows)
+		print_exits(out, s);
 	if (s->weighed_count) {
 		report__human_bytes(s->weighed_mapped, mapped_h, sizeof(mapped_h));
 		report__human_bytes(s->weighed_resident, resident_h, sizeof(resident_h));
@@ -372,12 +407,14 @@ static int by_live_desc(const void *a, const void *b)
 					      : strcmp(x->name, y->name);
 }
 
+#define GROUP_LINES 50
+
 static int print_groups(FILE *out, struct profile *p, const struct report_opts *o,
-			const char *what,
+			const char *what, bool hide_empty,
 			const char *(*name_of)(const struct profile *, const struct profile_stack *))
 {
 	struct thread_line *lines = NULL, *grown;
-	size_t n = 0, i, j;
+	size_t n = 0, i, j, shown;
 	char size[32];
 
 	for (i = 0; i < p->count; i++) {
@@ -402,8 +439,12 @@ static int print_groups(FILE *out, struct profile *p, const struct report_opts *
 	}
 	if (n)
 		qsort(lines, n, sizeof(*lines), by_live_desc);
-	fprintf(out, "%s==> %zu %s by live bytes%s\n", BOLD(o), n, what, RESET(o));
-	for (i = 0; i < n; i++) {
+	/* processes that hold nothing (exited, their blocks gone) are counted,
+	 * not listed; and a server's thousands are cut at GROUP_LINES */
+	for (shown = n; hide_empty && shown && !lines[shown - 1].live_count; shown--)
+		;
+	fprintf(out, "%s==> %zu %s by live bytes%s\n", BOLD(o), shown, what, RESET(o));
+	for (i = 0; i < shown && i < GROUP_LINES; i++) {
 		report__human_bytes(lines[i].live_bytes, size, sizeof(size));
 		fputs("    ", out);
 		text__put(out, lines[i].name);
@@ -411,6 +452,10 @@ static int print_groups(FILE *out, struct profile *p, const struct report_opts *
 			" allocation calls\n", SIZE(o), size, RESET(o), lines[i].live_count,
 			lines[i].calls);
 	}
+	if (shown > GROUP_LINES)
+		fprintf(out, "    and %zu more %s\n", shown - GROUP_LINES, what);
+	if (shown < n)
+		fprintf(out, "    and %zu more %s with nothing live\n", n - shown, what);
 	free(lines);
 	return 0;
 }
@@ -563,9 +608,9 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		by_id[p->stacks[i].stack_id] = &views[i];
 	}
 	if (p->opts.processes)
-		err = print_groups(out, p, o, "processes", profile__process);
+		err = print_groups(out, p, o, "processes", true, profile__process);
 	if (!err && p->opts.threads)
-		err = print_groups(out, p, o, "threads", profile__thread);
+		err = print_groups(out, p, o, "threads", false, profile__thread);
 	if (err)
 		goto out;
 	walk_live(p, heap, o, by_id, max_id, &t);

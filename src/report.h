@@ -9,6 +9,7 @@
 #include "heap.h"
 
 struct profile;
+struct exit_row;
 
 enum report_sort {
 	SORT_LIVE_BYTES,
@@ -73,6 +74,11 @@ struct summary {
 	 * many, mapped, in memory when last measured; and those of the run
 	 * counted whole, their process gone before they were measured */
 	uint64_t weighed_count, weighed_mapped, weighed_resident, weighed_whole;
+	/* several: the processes that exited, by command (most held first), and
+	 * the numbers of ended processes retired into their commands' */
+	const struct exit_row *exit_rows;
+	size_t nexit_rows;
+	uint64_t retired;
 };
 
 /* "1.5 KiB", "3.25 MiB" */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "clock.h"
 #include "console.h"
 #include "events.h"
@@ -54,7 +55,8 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 		.pid = traced__first_pid(r->traced),
 		.traced_s = (clock__now_ns() / 1e9) - recording__start_s(r->rec),
 		.stats = *heap__stats(recording__heap(r->rec)),
-		.stacks = stacks__count(heap__stacks(recording__heap(r->rec))),
+		.stacks = stacks__held(heap__stacks(recording__heap(r->rec))),
+		.untraced_processes = traced__untraced(r->traced),
 		.sample_bytes = r->opts->sample_bytes,
 		.leak_check = r->opts->leak_check,
 	};
@@ -73,6 +75,8 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 		m.named = true;
 		pools__own(recording__pools(r->rec), &m.own_bytes, &m.own_count);
 	}
+	if (recording__exits(r->rec))
+		m.exit_rows = exits__rows(recording__exits(r->rec), &m.nexit_rows);
 	recording__rate(r->rec, &m.alloc_calls_per_s, &m.alloc_bytes_per_s);
 	tracer__loss(r->tracer, &m.loss);
 	return metrics__write(out, &m);

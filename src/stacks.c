@@ -5,7 +5,8 @@
 #include "stacks.h"
 
 struct stack {
-	uint64_t hash;
+	uint64_t hash;		/* 0: a released id */
+	uint64_t serial;
 	size_t frames_off;	/* into the frame arena */
 	uint32_t nframes;
 	uint32_t fn;
@@ -22,6 +23,10 @@ struct stacks {
 	uint64_t *arena;	/* frames of all stacks, back to back */
 	size_t arena_len;
 	size_t arena_cap;
+	size_t arena_dead;	/* frames of released stacks, left in the arena */
+	uint32_t *free_ids;	/* released ids, to reuse */
+	uint32_t nfree, free_cap;
+	uint64_t serials;
 	uint32_t *index;	/* open addressing over ids, 0 = empty */
 	size_t index_cap;	/* a power of two */
 	/* stacks__guard() */
@@ -72,6 +77,7 @@ void stacks__destroy(struct stacks *s)
 	free(s->hists);
 	free(s->arena);
 	free(s->index);
+	free(s->free_ids);
 	free(s);
 }
 
@@ -84,6 +90,8 @@ static int grow_index(struct stacks *s)
 	if (!index)
 		return -1;
 	for (id = 1; id <= s->count; id++) {
+		if (!s->stacks[id].hash)
+			continue;
 		i = s->stacks[id].hash & (cap - 1);
 		while (index[i])
 			i = (i + 1) & (cap - 1);
@@ -95,11 +103,29 @@ static int grow_index(struct stacks *s)
 	return 0;
 }
 
+static int grow_arena(struct stacks *s, uint32_t n)
+{
+	size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
+	uint64_t *grown;
+
+	if (s->arena_len + n <= s->arena_cap)
+		return 0;
+	while (cap < s->arena_len + n)
+		cap *= 2;
+	grown = realloc(s->arena, cap * sizeof(*grown));
+	if (!grown)
+		return -1;
+	s->arena = grown;
+	s->arena_cap = cap;
+	return 0;
+}
+
 static uint32_t add_stack(struct stacks *s, const uint64_t *frames, uint32_t n, uint64_t hash)
 {
 	struct stack *st;
+	uint32_t id;
 
-	if (s->count + 1 >= s->stacks_cap) {
+	if (!s->nfree && s->count + 1 >= s->stacks_cap) {
 		uint32_t cap = s->stacks_cap * 2;
 		struct stack *grown = realloc(s->stacks, cap * sizeof(*grown));
 		struct stack_hist *hists;
@@ -113,28 +139,20 @@ static uint32_t add_stack(struct stacks *s, const uint64_t *frames, uint32_t n, 
 		s->hists = hists;
 		s->stacks_cap = cap;
 	}
-	if (s->arena_len + n > s->arena_cap) {
-		size_t cap = s->arena_cap ? s->arena_cap * 2 : 4096;
-		uint64_t *grown;
-
-		while (cap < s->arena_len + n)
-			cap *= 2;
-		grown = realloc(s->arena, cap * sizeof(*grown));
-		if (!grown)
-			return 0;
-		s->arena = grown;
-		s->arena_cap = cap;
-	}
+	if (grow_arena(s, n))
+		return 0;
 	if (n)
 		memcpy(s->arena + s->arena_len, frames, n * sizeof(*frames));
-	st = &s->stacks[++s->count];
+	id = s->nfree ? s->free_ids[--s->nfree] : ++s->count;
+	st = &s->stacks[id];
 	memset(st, 0, sizeof(*st));
-	memset(&s->hists[s->count], 0, sizeof(s->hists[0]));
+	memset(&s->hists[id], 0, sizeof(s->hists[0]));
 	st->hash = hash;
+	st->serial = ++s->serials;
 	st->frames_off = s->arena_len;
 	st->nframes = n;
 	s->arena_len += n;
-	return s->count;
+	return id;
 }
 
 uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nframes)
@@ -151,7 +169,7 @@ uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nfram
 		     !memcmp(s->arena + st->frames_off, frames, nframes * sizeof(*frames))))
 			return id;
 	}
-	if ((s->count + 1) * 2 > s->index_cap) {
+	if ((s->count - s->nfree + 1) * 2 > s->index_cap) {
 		if (grow_index(s))
 			return 0;
 		i = hash & (s->index_cap - 1);
@@ -167,6 +185,104 @@ uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nfram
 uint32_t stacks__count(const struct stacks *s)
 {
 	return s->count;
+}
+
+uint32_t stacks__held(const struct stacks *s)
+{
+	return s->count - s->nfree;
+}
+
+/* the arena holds the held stacks' frames alone, in id order */
+static void compact_arena(struct stacks *s)
+{
+	size_t cap = s->arena_len - s->arena_dead + 1, len = 0;
+	uint64_t *arena = malloc(cap * sizeof(*arena));
+	uint32_t id;
+
+	if (!arena)
+		return;
+	for (id = 1; id <= s->count; id++) {
+		struct stack *st = &s->stacks[id];
+
+		if (!st->hash)
+			continue;
+		memcpy(arena + len, s->arena + st->frames_off, st->nframes * sizeof(*arena));
+		st->frames_off = len;
+		len += st->nframes;
+	}
+	free(s->arena);
+	s->arena = arena;
+	s->arena_len = len;
+	s->arena_cap = cap;
+	s->arena_dead = 0;
+}
+
+void stacks__release(struct stacks *s, uint32_t id)
+{
+	size_t i, j, want, cap = s->index_cap;
+	struct stack *st;
+	uint32_t *grown;
+
+	if (!id || id > s->count || !s->stacks[id].hash)
+		return;
+	st = &s->stacks[id];
+	if (s->nfree == s->free_cap) {
+		uint32_t fcap = s->free_cap ? 2 * s->free_cap : 256;
+
+		grown = realloc(s->free_ids, fcap * sizeof(*grown));
+		if (!grown)
+			return;	/* kept: the memory of one stack */
+		s->free_ids = grown;
+		s->free_cap = fcap;
+	}
+	for (i = st->hash & (cap - 1); s->index[i] != id; i = (i + 1) & (cap - 1))
+		if (!s->index[i])
+			return;
+	/* linear probing's deletion: each later entry of the run moves back
+	 * into the hole unless its own place lies after the hole */
+	for (j = (i + 1) & (cap - 1); s->index[j]; j = (j + 1) & (cap - 1)) {
+		want = s->stacks[s->index[j]].hash & (cap - 1);
+		if (((j - want) & (cap - 1)) >= ((j - i) & (cap - 1))) {
+			s->index[i] = s->index[j];
+			i = j;
+		}
+	}
+	s->index[i] = 0;
+	s->arena_dead += st->nframes;
+	memset(st, 0, sizeof(*st));
+	memset(&s->hists[id], 0, sizeof(s->hists[0]));
+	s->free_ids[s->nfree++] = id;
+	if (s->arena_dead > 65536 && s->arena_dead * 2 > s->arena_len)
+		compact_arena(s);
+}
+
+void stacks__merge(struct stacks *s, uint32_t from, uint32_t into)
+{
+	struct stack_totals *t = stacks__totals(s, into);
+	const struct stack_totals *f = stacks__peek(s, from);
+	struct stack_hist *hf = stacks__hist(s, from), *ht = stacks__hist(s, into);
+	unsigned int i;
+
+	if (!t || !f || from == into)
+		return;
+	t->live_bytes += f->live_bytes;
+	t->live_count += f->live_count;
+	t->alloc_bytes += f->alloc_bytes;
+	t->alloc_count += f->alloc_count;
+	t->freed += f->freed;
+	t->short_lived += f->short_lived;
+	t->exit_bytes += f->exit_bytes;
+	t->exit_count += f->exit_count;
+	for (i = 0; i < LIFE_HIST_BUCKETS; i++)
+		ht->life[i] += hf->life[i];
+	for (i = 0; i < SIZE_HIST_BUCKETS; i++)
+		ht->size[i] += hf->size[i];
+	stacks__set_fn(s, into, stacks__fn(s, from));
+}
+
+uint64_t stacks__serial(const struct stacks *s, uint32_t id)
+{
+	return id && id <= s->count ? s->stacks[id].serial : 0;
 }
 
 const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nframes)
@@ -274,5 +390,6 @@ void stacks__guard(struct stacks *s, uint32_t first, uint32_t last,
 size_t stacks__memory(const struct stacks *s)
 {
 	return sizeof(*s) + s->stacks_cap * (sizeof(*s->stacks) + sizeof(*s->hists)) +
-	       s->arena_cap * sizeof(*s->arena) + s->index_cap * sizeof(*s->index);
+	       s->arena_cap * sizeof(*s->arena) + s->index_cap * sizeof(*s->index) +
+	       s->free_cap * sizeof(*s->free_ids);
 }

@@ -23,6 +23,9 @@ struct stack_totals {
 	 * than the short-lived threshold (see struct stack_hist) */
 	uint64_t freed;
 	uint64_t short_lived;
+	/* held when its process exited: no longer live (several processes) */
+	uint64_t exit_bytes;
+	uint64_t exit_count;
 };
 
 /* log2 histograms of one stack: lifetimes of its freed blocks (bucket 0:
@@ -44,8 +47,23 @@ void stacks__destroy(struct stacks *s);
 
 /* id of the stack (innermost frame first), interned on first sight; 0 on ENOMEM */
 uint32_t stacks__intern(struct stacks *s, const uint64_t *frames, uint32_t nframes);
-/* number of stacks; valid ids are 1..count */
+/* ids are 1..count; a released id has no frames and no totals until it is
+ * interned again */
 uint32_t stacks__count(const struct stacks *s);
+/* the stacks held now: count less the released ids not reused yet */
+uint32_t stacks__held(const struct stacks *s);
+/*
+ * The stack goes: nothing refers to it any more (no live block, no copy of
+ * it), so its id and memory serve the next stack interned. Its raw frames
+ * (stacks__frames) of every stack may move. A table that keeps something by
+ * id tells a reused id by its serial.
+ */
+void stacks__release(struct stacks *s, uint32_t id);
+/* from's totals and histograms added to into's (peaks aside: a merge is
+ * of stacks no longer live) */
+void stacks__merge(struct stacks *s, uint32_t from, uint32_t into);
+/* a number no other interning of any id had: 0 for no stack */
+uint64_t stacks__serial(const struct stacks *s, uint32_t id);
 const uint64_t *stacks__frames(const struct stacks *s, uint32_t id, uint32_t *nframes);
 /* the totals of a stack, to change: see stacks__guard(); NULL for no stack */
 struct stack_totals *stacks__totals(struct stacks *s, uint32_t id);

@@ -493,7 +493,8 @@ static void format_count(uint64_t v, char *buf, size_t size)
 static bool metric_is_bytes(enum metric metric)
 {
 	return metric == METRIC_LIVE_BYTES || metric == METRIC_ALLOC_BYTES ||
-	       metric == METRIC_PEAK_BYTES || metric == METRIC_LEAKED_BYTES;
+	       metric == METRIC_PEAK_BYTES || metric == METRIC_LEAKED_BYTES ||
+	       metric == METRIC_EXIT_BYTES;
 }
 
 /* how each metric reads: after a value ("1.50 MiB live"), as a title, and
@@ -509,14 +510,18 @@ static const struct metric_text {
 	[METRIC_ALLOC_COUNT] = { "allocations", "Allocation calls", "allocations" },
 	[METRIC_PEAK_BYTES] = { "at peak", "Live heap bytes at the peak", "bytes at the peak" },
 	[METRIC_LEAKED_BYTES] = { "lost", "Bytes lost (leak check)", "lost bytes" },
+	[METRIC_EXIT_BYTES] = { "held at exit", "Bytes held by processes at their exits",
+				"bytes held at exit" },
+	[METRIC_EXIT_COUNT] = { "blocks held at exit", "Blocks held by processes at their exits",
+				"blocks held at exit" },
 };
 
 static const struct metric_text *metric_text(enum metric metric)
 {
 	static const struct metric_text none = { "", "", "" };
 
-	return (unsigned)metric < sizeof(metric_texts) / sizeof(metric_texts[0]) ?
-		       &metric_texts[metric] : &none;
+	return (unsigned)metric < sizeof(metric_texts) / sizeof(metric_texts[0]) &&
+		       metric_texts[metric].word ? &metric_texts[metric] : &none;
 }
 
 static const char *metric_word(enum metric metric)

@@ -379,7 +379,9 @@ void end_proc(struct traced *t, struct proc *p, const char *how)
 	unwinder__remove(tracer__unwinder(t->tracer), slot_of(t, p));
 	attach__destroy(p->attach);
 	p->attach = NULL;
-	if (t->several)
+	if (t->several && !strcmp(how, "exited"))
+		recording__process_exited(t->rec, p->idx);
+	else if (t->several)
 		processes__ended(recording__processes(t->rec), p->idx, how);
 	p->live = false;
 	p->exec_unsettled = false;
@@ -638,6 +640,8 @@ bool traced__reap(struct traced *t, char *ending, size_t ending_size)
 		unwatch_proc(t, p);
 		done = proc_exited(t, p, ending, ending_size);
 	}
+	if (t->several)
+		recording__retire(t->rec, KEEP_ENDED);
 	return done;
 }
 

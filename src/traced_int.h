@@ -29,6 +29,13 @@ struct symbolizer;
 struct programs;
 struct attach_opts;
 
+/* the processes that ended kept apart, each with its stacks, before the
+ * oldest are retired into their commands' (recording__retire) */
+#define KEEP_ENDED 64
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 /* one traced process, in the BPF slot of the same index */
 struct proc {
 	bool live;			/* the slot is taken */
@@ -56,6 +63,7 @@ struct traced {
 	struct proc *first;		/* what was asked for first: the summary's pid */
 	char first_ending[256];		/* several: how the first ended */
 	uint64_t untraced;		/* processes that came when every slot was taken */
+	bool room_told;			/* no number left for a process: said once */
 	bool fork_told;			/* an untraced child was said (no --follow-forks) */
 	bool idle_told;			/* -p of a process idle while its child works: said */
 	pid_t ptraced_told;		/* the last process under a debugger said */

@@ -1670,23 +1670,26 @@ proc_site_sum() {
 		END { printf "%.0f\n", s }' "$1"
 }
 
-# check_proc_ledger EXP FOLDED METRIC WHAT: each "proc PID SITE BYTES BLOCKS"
-# line of EXP against the stacks of that process (METRIC live or live-count)
+# check_proc_ledger EXP FOLDED METRIC WHAT: each "proc PID SITE BYTES BLOCKS
+# [OWN]" line of EXP against the stacks of that process (METRIC live or
+# live-count; exit or exit-count: what it held at its exit, less the copies
+# of its parent's blocks, OWN 0)
 check_proc_ledger() {
-	local exp=$1 fg=$2 metric=$3 what=$4 pid site bytes blocks want n=0
-	while read -r _ pid site bytes blocks; do
+	local exp=$1 fg=$2 metric=$3 what=$4 pid site bytes blocks own want n=0
+	while read -r _ pid site bytes blocks own; do
 		want=$bytes
-		[ "$metric" = live-count ] && want=$blocks
+		case $metric in *count) want=$blocks ;; esac
+		case $metric in exit*) [ "$own" = 0 ] && want=0 ;; esac
 		assert_eq "$(proc_site_sum "$fg" "$pid" "$site")" "$want" "$what: -m $metric of $site in pid $pid"
 		n=$((n + 1))
 	done < <(grep '^proc ' "$exp")
 	assert_eq "$n" "$(grep -c '^proc ' "$exp")" "$what: every process line checked"
 }
 
-test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a grandchild exact as its own process, inherited blocks its own
+test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a grandchild exact as its own process, held at its exit (the copies of its parent's blocks not)
 	need_target prefork || return
 	local m pids
-	for m in live live-count; do
+	for m in exit exit-count; do
 		rm -f "$T_DIR/$m.exp"
 		TL_ENV=(TL_EXPECT="$T_DIR/$m.exp")
 		tl_run "$m" -i 0 -t 1 -m "$m" --follow-forks -f "$T_DIR/$m.fg" -- "$TB/prefork"
@@ -1698,19 +1701,26 @@ test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a 
 		assert_eq "$SUM_LOST" 0 "--follow-forks -m $m: lost events"
 		assert_no_grep "$T_DIR/$m.fg" '^[^p]|^p[^i]' "--follow-forks -m $m: every stack rooted at its process"
 	done
-	pids=$(awk '/^proc / { print $2 }' "$T_DIR/live.exp" | sort -u | wc -l)
+	pids=$(awk '/^proc / { print $2 }' "$T_DIR/exit.exp" | sort -u | wc -l)
 	assert_eq "$pids" 6 "--follow-forks: six processes"
-	assert_grep "$T_DIR/live.out" '^==> summary: 6 processes, traced ' "--follow-forks: the summary counts the processes"
-	assert_grep "$T_DIR/live.out" '^==> 6 processes by live bytes$' "--follow-forks: the report's process section"
-	assert_eq "$(grep -cE '^    pid [0-9]+ \(prefork\) exited: ' "$T_DIR/live.out")" 6 \
-		"--follow-forks: every process marked exited in the report"
-	assert_eq "$(grep -c '^==> summary' "$T_DIR/live.out")" 1 "--follow-forks: one summary"
+	assert_grep "$T_DIR/exit.out" '^==> summary: 6 processes, traced ' "--follow-forks: the summary counts the processes"
+	# every process exited: none is in the live views, each counted apart
+	assert_grep "$T_DIR/exit.out" '^==> 0 processes by live bytes$' "--follow-forks: the report's process section"
+	assert_grep "$T_DIR/exit.out" '^    and 6 more processes with nothing live$' \
+		"--follow-forks: the exited processes counted, not listed"
+	assert_eq "$(grep -c '^==> summary' "$T_DIR/exit.out")" 1 "--follow-forks: one summary"
 	# workers 1 and 2 began with the parent's 2 blocks, 3 and 4 with one, the
-	# grandchild with worker 3's one and its 3 of 3000 bytes: live blocks that
-	# are no one's calls (19 calls - 2 frees + 10 = 27 live)
-	assert_grep "$T_DIR/live.out" "^    inherited at fork: 10 \(21000 bytes, 20.5 KiB\): blocks the children began with, copies of their parents' \(no allocation call\)\$" \
+	# grandchild with worker 3's one and its 3 of 3000 bytes: blocks that
+	# are no one's calls, live while their process lived
+	assert_grep "$T_DIR/exit.out" "^    inherited at fork: 10 \(21000 bytes, 20.5 KiB\): blocks the children began with, copies of their parents' \(no allocation call\)\$" \
 		"--follow-forks: the summary counts the inherited blocks"
-	assert_grep "$T_DIR/live.out" '^    live allocations: 27 \(55900 bytes' "--follow-forks: the live blocks, the inherited with them"
+	assert_grep "$T_DIR/exit.out" '^    live allocations: 0 \(0 bytes' "--follow-forks: nothing live once every process exited"
+	# held at exit, the copies aside: the parent's 2000, worker i's i x i000,
+	# the grandchild's 7 x 700 (18 blocks)
+	assert_grep "$T_DIR/exit.out" '^    processes that exited: 6, holding 36900 bytes \(36.0 KiB\) in 18 blocks at their exits ' \
+		"--follow-forks: the summary's exits"
+	assert_grep "$T_DIR/exit.out" '^      prefork: 6 exited, 36.0 KiB in 18 blocks held at exit \(15.6 KiB the most one held\)$' \
+		"--follow-forks: the exits by command"
 	# without the option: the children are not traced (the checks above can fail)
 	rm -f "$T_DIR/n.exp"
 	TL_ENV=(TL_EXPECT="$T_DIR/n.exp")
@@ -1719,9 +1729,34 @@ test_follow_forks() { # --follow-forks: a pre-forking server, each worker and a 
 	assert_no_grep "$T_DIR/n.out" 'inherited at fork' "no --follow-forks: nothing inherited"
 }
 
+test_recycled_workers() { # a server recycling its workers, more of them than a run has process numbers (2,046): every one traced, each exit out of the live set, held at exit exact, the stacks merged per command
+	need_target recycler || return
+	local n=2100 lines
+	tl_run r -i 0 -t 1 --follow-forks -m exit -f "$T_DIR/r.fg" -- "$TB/recycler" "$n" 4
+	check_normal_end r '^target exited with status 0; all traced processes exited$' "recycler" || return
+	assert_no_grep "$T_DIR/r.err" 'cannot trace' "recycler: every worker traced"
+	assert_no_grep "$T_DIR/r.out" 'processes not traced' "recycler: none left out"
+	assert_grep "$T_DIR/r.out" "^==> summary: $((n + 1)) processes, traced " "recycler: every worker counted once"
+	assert_grep "$T_DIR/r.out" "^      recycler: $((n + 1)) exited, " "recycler: every exit counted by its command"
+	assert_grep "$T_DIR/r.out" '^    live allocations: 0 \(0 bytes' "recycler: nothing live once all exited"
+	# each worker exits holding its 256 bytes of site_request; its copy of
+	# the server's block is the server's
+	assert_eq "$(fold_sum "$T_DIR/r.fg" site_request)" $((n * 256)) "recycler: -m exit of the workers' leak"
+	assert_eq "$(fold_sum "$T_DIR/r.fg" site_server)" 1000 "recycler: -m exit of the server's own block, once"
+	# the retired workers' stacks are one stack of their command's
+	assert_grep "$T_DIR/r.fg" '^recycler: [0-9]+ exited processes;.*site_request [0-9]+$' \
+		"recycler: the retired workers under their command's frame"
+	lines=$(wc -l <"$T_DIR/r.fg")
+	assert_int_le "$lines" 80 "recycler: folded lines follow the call sites, not the $n workers"
+	assert_eq "$SUM_LOST" 0 "recycler: lost events"
+	tl_run c -i 0 -t 0 --follow-forks -m count -f "$T_DIR/c.fg" -- "$TB/recycler" 300 4
+	check_normal_end c '^target exited with status 0; all traced processes exited$' "recycler -m count" || return
+	assert_eq "$(fold_sum "$T_DIR/c.fg" site_request)" $((300 * 3)) "recycler: -m count: every call, merged or not"
+}
+
 test_follow_forks_exec() { # --follow-forks: a child that execs is followed into its new program, as a process of its own
 	need_target sleeper || return
-	tl_run x -i 0 -t 0 --follow-forks -f "$T_DIR/x.fg" -- sh -c "'$TB/sleeper' 0.3 & wait"
+	tl_run x -i 0 -t 0 --follow-forks -m exit -f "$T_DIR/x.fg" -- sh -c "'$TB/sleeper' 0.3 & wait"
 	check_normal_end x 'all traced processes exited$' "--follow-forks exec" || return
 	assert_grep "$T_DIR/x.err" "^tracelloc: pid [0-9]+ called exec: now $TB/sleeper\$" \
 		"--follow-forks exec: the child's exec is told"
@@ -1734,7 +1769,7 @@ test_follow_forks_spawn() { # --follow-forks: a child of posix_spawn (sharing it
 	need_target spawner || return
 	need_target sleeper || return
 	need_target family_static || return
-	tl_run s -i 0 -t 0 --follow-forks -f "$T_DIR/s.fg" -- "$TB/spawner" "$TB/sleeper" 0.2
+	tl_run s -i 0 -t 0 --follow-forks -m exit -f "$T_DIR/s.fg" -- "$TB/spawner" "$TB/sleeper" 0.2
 	check_normal_end s 'all traced processes exited$' "posix_spawn" || return
 	assert_grep "$T_DIR/s.err" "^tracelloc: pid [0-9]+ called exec: now $TB/sleeper\$" \
 		"posix_spawn: the child's exec is told"
@@ -1758,7 +1793,7 @@ test_pid_list() { # -p A,B -p C: three processes, each exact, rooted at its proc
 	b=$TGT_PID
 	start_target waiter 5 "$T_DIR/go" || return
 	c=$TGT_PID
-	tl_bg p -i 0 -t 1 -p "$a,$b" -p "$c" -f "$T_DIR/p.fg"
+	tl_bg p -i 0 -t 1 -p "$a,$b" -p "$c" -m exit -f "$T_DIR/p.fg"
 	wait_for_grep "$T_DIR/p.err" "^tracelloc: attached to pid $c:" 10 || { fail "-p list: not attached"; return; }
 	echo go >"$T_DIR/go"
 	wait_pid "$TL_PID" 20
@@ -1806,7 +1841,7 @@ test_user() { # --user NAME: the launched command runs as that user (uid, groups
 	assert_eq "$TL_RC" 2 "--user without a command: refused"
 }
 
-test_comm() { # --comm NAME: a process of that name running already and one that starts later, each exact from its start
+test_comm() { # --comm NAME: a process of that name running already and one that starts later, each exact from its start to its exit
 	need_target waiter || return
 	local name="tlw$$" a b
 	cp "$TB/waiter" "$T_DIR/$name"
@@ -1816,7 +1851,7 @@ test_comm() { # --comm NAME: a process of that name running already and one that
 	a=$!
 	register_pid "$a"
 	wait_for_grep "$T_DIR/a.ready" '^ready' 10 || { fail "--comm: first target not ready"; return; }
-	tl_bg c -i 0 -t 0 --comm "$name" -f "$T_DIR/c.fg"
+	tl_bg c -i 0 -t 0 --comm "$name" -m exit -f "$T_DIR/c.fg"
 	wait_for_grep "$T_DIR/c.err" "^tracelloc: tracing processes called $name" 10 || { fail "--comm: not started"; return; }
 	assert_grep "$T_DIR/c.err" "^tracelloc: attached to pid $a:" "--comm: the running process is attached"
 	rm -f "$T_DIR/b.ready"

@@ -350,19 +350,20 @@ test_file_thread_label() { # --per-thread: each sample has a thread label; go to
 	assert_grep "$T_DIR/io" '^ *600B +[0-9.]+% +[0-9.]+% +600B +[0-9.]+% +site_io$' "--per-thread: -tagfocus=thread=io: site_io"
 }
 
-test_file_pid_label() { # several processes: each sample has a pid label, and the process as its root frame; -tags sums them exactly
+test_file_pid_label() { # several processes: each sample has a pid label, and the process as its root frame; -tags sums what each held at its exit exactly
 	need_target prefork || return
 	local pid want
 	rm -f "$T_DIR/f.exp"
 	TL_ENV=(TL_EXPECT="$T_DIR/f.exp")
 	tl_run f -i 0 -t 0 --follow-forks --pprof "$T_DIR/f.pb.gz" -- "$TB/prefork"
 	check_normal_end f 'all traced processes exited$' "--follow-forks --pprof" || return
-	go tool pprof -sample_index=inuse_space -unit=B -tags "$T_DIR/f.pb.gz" >"$T_DIR/tags" 2>&1
+	go tool pprof -sample_index=exit_space -unit=B -tags "$T_DIR/f.pb.gz" >"$T_DIR/tags" 2>&1
 	assert_grep "$T_DIR/tags" '^ pid: Total ' "--follow-forks: pprof has a pid label"
+	# what each held at its exit, less the copies of its parent's blocks
 	while read -r pid want; do
-		assert_grep "$T_DIR/tags" "^ *${want}\\.0B \\( *[0-9.]+%\\): ${pid}B?\$" "--follow-forks: pprof's pid label of $pid ($want B live)"
-	done < <(awk '/^proc / { s[$2] += $4 } END { for (p in s) print p, s[p] }' "$T_DIR/f.exp")
-	go tool pprof -sample_index=inuse_space -traces "$T_DIR/f.pb.gz" >"$T_DIR/traces" 2>&1
+		assert_grep "$T_DIR/tags" "^ *${want}\\.0B \\( *[0-9.]+%\\): ${pid}B?\$" "--follow-forks: pprof's pid label of $pid ($want B held at exit)"
+	done < <(awk '/^proc / && $6 == 1 { s[$2] += $4 } END { for (p in s) print p, s[p] }' "$T_DIR/f.exp")
+	go tool pprof -sample_index=exit_space -traces "$T_DIR/f.pb.gz" >"$T_DIR/traces" 2>&1
 	assert_grep "$T_DIR/traces" '^ +pid [0-9]+ \(prefork\) exited$' "--follow-forks: the process frame is the root of the traces"
 }
 

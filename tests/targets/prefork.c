@@ -7,9 +7,10 @@
  * first block at once after it forked worker 2, while that child may not have
  * run yet: workers 1 and 2 hold their copies of it, 3 and 4 never had one.
  *
- * Each process appends what must be live in it to $TL_EXPECT, a line per
- * site: "proc PID SITE BYTES BLOCKS" (inherited blocks included: a child's
- * copies are its own).
+ * Each process appends what is live in it at its exit to $TL_EXPECT, a
+ * line per site: "proc PID SITE BYTES BLOCKS OWN" (inherited blocks
+ * included, OWN 0: a child's copies are its parent's doing, held at exit
+ * by what it allocated itself, OWN 1).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -42,7 +43,7 @@ SITE static void site_grandchild(void)
 }
 
 /* no allocation: open, write */
-static void expect(const char *site, long bytes, long blocks)
+static void expect(const char *site, long bytes, long blocks, int own)
 {
 	const char *path = getenv("TL_EXPECT");
 	char line[128];
@@ -53,7 +54,8 @@ static void expect(const char *site, long bytes, long blocks)
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		return;
-	n = snprintf(line, sizeof(line), "proc %d %s %ld %ld\n", getpid(), site, bytes, blocks);
+	n = snprintf(line, sizeof(line), "proc %d %s %ld %ld %d\n", getpid(), site, bytes, blocks,
+		     own);
 	if (write(fd, line, n) != n)
 		_exit(3);
 	close(fd);
@@ -64,22 +66,22 @@ static void worker(int i)
 	pid_t child;
 
 	site_worker(i);
-	expect("site_worker", (long)i * i * 1000, i);
+	expect("site_worker", (long)i * i * 1000, i, 1);
 	if (i == 1) {
 		free(inherited);
-		expect("site_parent", 1000, 1);
+		expect("site_parent", 1000, 1, 0);
 	} else if (i == 2) {
-		expect("site_parent", 3000, 2);
+		expect("site_parent", 3000, 2, 0);
 	} else {
-		expect("site_parent", 2000, 1);
+		expect("site_parent", 2000, 1, 0);
 	}
 	if (i == 3) {
 		child = fork();
 		if (child == 0) {
 			site_grandchild();
-			expect("site_grandchild", 4900, 7);
-			expect("site_parent", 2000, 1);
-			expect("site_worker", 9000, 3);
+			expect("site_grandchild", 4900, 7, 1);
+			expect("site_parent", 2000, 1, 0);
+			expect("site_worker", 9000, 3, 0);
 			_exit(0);
 		}
 		waitpid(child, NULL, 0);
@@ -96,7 +98,7 @@ int main(void)
 
 	kept = site_parent(1000);
 	inherited = site_parent(2000);
-	expect("site_parent", 2000, 1);
+	expect("site_parent", 2000, 1, 1);
 	for (i = 0; i < 4; i++) {
 		pids[i] = fork();
 		if (pids[i] < 0)

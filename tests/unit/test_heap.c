@@ -936,9 +936,9 @@ TEST(heap_fork_copy_and_exec_drop)
 	ASSERT_OK(heap__map(h, 1, map, 4 * PG, 7, FN_MMAP, M1, 2), "parent: a mapping");
 	ASSERT_OK(heap__copy_tag(h, PROC_TAG(1), PROC_TAG(2), PROC_MASK, retag_to_2, NULL), "fork");
 	/* the copies are live, under the child's stacks, with their ages; not calls */
-	ASSERT_LIVE(h, 0x1000 | PROC_TAG(2), 100, 5, C2, FN_MALLOC);
-	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC);
-	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2), 4 * PG, 7, M2, FN_MMAP);
+	ASSERT_LIVE(h, 0x1000 | PROC_TAG(2), 100, 5, C2, FN_MALLOC | LIVE_INHERITED);
+	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC | LIVE_INHERITED);
+	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2), 4 * PG, 7, M2, FN_MMAP | LIVE_INHERITED);
 	ASSERT_TOTALS(h, C2, 300, 2, 0, 0);
 	ASSERT_TOTALS(h, P1, 300, 2, 300, 2);
 	ASSERT_STATS(h, 3, 300 + 4 * PG, 0, 0, 6, 600 + 8 * PG, 0, 0);
@@ -949,7 +949,7 @@ TEST(heap_fork_copy_and_exec_drop)
 	ASSERT_OK(heap__unmap(h, 0x10000 | PROC_TAG(2), PG), "child: unmap a page");
 	ASSERT_LIVE(h, a, 100, 5, P1, FN_MALLOC);
 	ASSERT_NOT_LIVE(h, 0x1000 | PROC_TAG(2));
-	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2) | PG, 3 * PG, 7, M2, FN_MMAP);
+	ASSERT_LIVE(h, 0x10000 | PROC_TAG(2) | PG, 3 * PG, 7, M2, FN_MMAP | LIVE_INHERITED);
 	ASSERT_LIVE(h, map, 4 * PG, 7, M1, FN_MMAP);
 	ASSERT_EQ(heap__stats(h)->unknown_frees, 0, "the child's free is of a block it holds");
 
@@ -957,7 +957,7 @@ TEST(heap_fork_copy_and_exec_drop)
 	heap__drop_tag(h, PROC_TAG(1), PROC_MASK);
 	ASSERT_NOT_LIVE(h, a);
 	ASSERT_NOT_LIVE(h, map);
-	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC);
+	ASSERT_LIVE(h, 0x2000 | PROC_TAG(2), 200, 6, C2, FN_MALLOC | LIVE_INHERITED);
 	ASSERT_TOTALS(h, P1, 0, 0, 300, 2);
 	ASSERT_STATS(h, 3, 300 + 4 * PG, 1, 0, 2, 200 + 3 * PG, 0, 0);
 	/* its pages are gone too: a new mapping may take them */
@@ -1114,6 +1114,93 @@ TEST(heap_reserve_commit_decommit)
 	ASSERT_STATS(h, 2, 4 * PG, 2, 0, 0, 0, 0, 0);
 	ASSERT_OK(heap__commit(h, 1, base, 8 * PG, 40, FN_MPROTECT, S3, 1), "commit after unmap");
 	ASSERT_STATS(h, 2, 4 * PG, 2, 0, 0, 0, 0, 0);
+	ASSERT_HELPER(check_consistent(h));
+	heap__destroy(h);
+}
+
+/* released stacks: their ids serve again (a new serial), the others are
+ * found as before however the index's runs were cut, and the frames stay
+ * whole when the arena is compacted */
+TEST(stacks_release_and_reuse)
+{
+	struct stacks *s = stacks__new();
+	uint64_t frames[3], serial;
+	const uint64_t *got;
+	uint32_t ids[5000], id, n, i;
+
+	ASSERT_OK_PTR(s, "stacks__new");
+	for (i = 0; i < 5000; i++) {
+		frames[0] = 0x400000 + i;
+		frames[1] = 0x500000 + (i % 7);
+		frames[2] = i;
+		ids[i] = stacks__intern(s, frames, 1 + i % 3);
+		ASSERT_EQ(ids[i], i + 1, "dense ids");
+	}
+	/* every other one goes, and the totals and frames of the rest stay */
+	stacks__totals(s, ids[1])->alloc_count = 7;
+	for (i = 0; i < 5000; i += 2)
+		stacks__release(s, ids[i]);
+	ASSERT_EQ(stacks__held(s), 2500, "half held");
+	ASSERT_EQ(stacks__count(s), 5000, "ids up to the highest");
+	for (i = 1; i < 5000; i += 2) {
+		frames[0] = 0x400000 + i;
+		frames[1] = 0x500000 + (i % 7);
+		frames[2] = i;
+		ASSERT_EQ(stacks__intern(s, frames, 1 + i % 3), ids[i], "still found: %u", i);
+		got = stacks__frames(s, ids[i], &n);
+		ASSERT_EQ(n, 1 + i % 3, "its frames' number: %u", i);
+		ASSERT_EQ(got[0], 0x400000 + i, "its first frame: %u", i);
+	}
+	ASSERT_EQ(stacks__peek(s, ids[1])->alloc_count, 7, "a kept stack's totals");
+	ASSERT_EQ(stacks__held(s), 2500, "no new stack for a known one");
+	ASSERT_NULL(stacks__frames(s, ids[0], &n), "a released id has no frames");
+	ASSERT_EQ(stacks__peek(s, ids[0])->alloc_count, 0, "nor totals");
+	serial = stacks__serial(s, ids[2]);
+	ASSERT_EQ(serial, 0, "nor a serial");
+	/* a new stack takes a released id, with a serial none had */
+	frames[0] = 0x900000;
+	id = stacks__intern(s, frames, 1);
+	ASSERT_TRUE(id <= 5000 && id % 2 == 1, "a released id reused: %u", id);
+	ASSERT_GT(stacks__serial(s, id), 5000, "a new serial");
+	ASSERT_EQ(stacks__intern(s, frames, 1), id, "and found again");
+	/* the merge adds what a stack did into another */
+	stacks__totals(s, ids[3])->exit_bytes = 40;
+	stacks__totals(s, ids[3])->alloc_bytes = 50;
+	stacks__merge(s, ids[3], ids[1]);
+	ASSERT_EQ(stacks__peek(s, ids[1])->exit_bytes, 40, "merged: held at exit");
+	ASSERT_EQ(stacks__peek(s, ids[1])->alloc_bytes, 50, "merged: allocated");
+	stacks__destroy(s);
+}
+
+/* an exit: the process's blocks leave the live set, each counted as held
+ * at exit on its stack, but for the copies of its parent's (a fork's) */
+TEST(heap_exit_holds_but_not_inherited)
+{
+	const uint64_t P1[] = { 0x401100 | PROC_TAG(1), PROCESS_FRAME(1) };
+	const uint64_t P2[] = { 0x401200 | PROC_TAG(2), PROCESS_FRAME(2) };
+	struct heap *h = heap__new();
+	const struct stack_totals *t;
+	uint64_t bytes = 0, count = 0;
+	uint32_t id;
+
+	ASSERT_OK_PTR(h, "heap__new");
+	ASSERT_OK(heap__alloc(h, 1, 0x1000 | PROC_TAG(1), 100, 5, FN_MALLOC, P1, 2), "parent");
+	ASSERT_OK(heap__copy_tag(h, PROC_TAG(1), PROC_TAG(2), PROC_MASK, retag_to_2, NULL), "fork");
+	ASSERT_OK(heap__alloc(h, 2, 0x3000 | PROC_TAG(2), 30, 6, FN_MALLOC, P2, 2), "child: own");
+	ASSERT_OK(heap__alloc(h, 2, 0x4000 | PROC_TAG(2), 40, 6, FN_MALLOC, P2, 2), "child: own");
+	heap__exit_tag(h, PROC_TAG(2), PROC_MASK, &bytes, &count);
+	ASSERT_EQ(bytes, 70, "held at exit: its own blocks");
+	ASSERT_EQ(count, 2, "two of them");
+	ASSERT_EQ(heap__stats(h)->live_bytes, 100, "live: the parent's alone");
+	ASSERT_EQ(heap__stats(h)->exit_bytes, 70, "the heap's held at exit");
+	ASSERT_EQ(heap__stats(h)->exit_count, 2, "in two blocks");
+	id = stacks__intern(heap__stacks(h), P2, 2);
+	t = stacks__peek(heap__stacks(h), id);
+	ASSERT_EQ(t->live_bytes, 0, "the child's stack holds nothing live");
+	ASSERT_EQ(t->exit_bytes, 70, "its blocks held at exit");
+	ASSERT_EQ(t->exit_count, 2, "two");
+	ASSERT_EQ(t->alloc_count, 2, "its calls stay");
+	ASSERT_EQ(heap__stats(h)->frees, 0, "an exit frees nothing");
 	ASSERT_HELPER(check_consistent(h));
 	heap__destroy(h);
 }

@@ -2,6 +2,7 @@
 /* processes.c: the numbers, names and symbolizers of several processes */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "processes.h"
 #include "test.h"
@@ -84,5 +85,47 @@ TEST(processes_count_once)
 	ASSERT_EQ(processes__count(ps), 2, "an exec that ended a trace");
 	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(child)), "pid 11 (sh) exec",
 		     "the old program's frame is still marked");
+	processes__destroy(ps);
+}
+
+/* numbers are reused: the oldest ended beyond the newest kept retire into
+ * their command's keeper, which names their frames with their symbolizer */
+TEST(processes_retire_and_reuse)
+{
+	struct processes *ps = processes__new();
+	struct symbolizer *sym = symbolizer__new(getpid());
+	uint32_t out[8];
+	int a, b, c, k, d;
+
+	ASSERT_OK_PTR(ps, "processes__new");
+	ASSERT_OK_PTR(sym, "symbolizer__new");
+	a = processes__add(ps, 10, "postgres", symbolizer__get(sym));
+	b = processes__add(ps, 11, "postgres", symbolizer__get(sym));
+	c = processes__add(ps, 12, "postgres", symbolizer__get(sym));
+	ASSERT_EQ(processes__to_retire(ps, 0, out, 8), 0, "none ended");
+	processes__ended(ps, b, "exited");
+	processes__ended(ps, a, "exited");
+	ASSERT_EQ(processes__to_retire(ps, 2, out, 8), 0, "two ended, two kept");
+	ASSERT_EQ(processes__to_retire(ps, 1, out, 8), 1, "the oldest beyond one kept");
+	ASSERT_EQ(out[0], (uint32_t)b, "b ended first");
+	k = processes__keeper(ps, b);
+	ASSERT_GT(k, c, "a keeper: a number of its own");
+	ASSERT_EQ(processes__keeper(ps, a), k, "one keeper per command and symbolizer");
+	ASSERT_TRUE(processes__symbolizer(ps, k) == sym, "it names frames as its processes did");
+	processes__retire(ps, b, k);
+	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(k)), "postgres: 1 exited processes",
+		     "the keeper's frame");
+	ASSERT_NULL(processes__label(ps, PROCESS_FRAME(b)), "a retired number names nothing");
+	ASSERT_EQ(processes__count(ps), 3, "a retired process still counts");
+	ASSERT_EQ(processes__numbers(ps), 3, "a, c and the keeper hold numbers");
+	d = processes__add(ps, 13, "postgres", NULL);
+	ASSERT_EQ(d, b, "the next process takes the retired number");
+	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(d)), "pid 13 (postgres)", "anew");
+	ASSERT_EQ(processes__count(ps), 4, "four processes in the run");
+	/* a keeper never ends or retires */
+	processes__ended(ps, k, "exited");
+	ASSERT_NULL(processes__ending(ps, k), "a keeper has no ending");
+	ASSERT_EQ(processes__keeper(ps, d), -ENOENT, "no symbolizer: no keeper");
+	symbolizer__destroy(sym);
 	processes__destroy(ps);
 }

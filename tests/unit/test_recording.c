@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "exits.h"
 #include "filter.h"
 #include "heap.h"
 #include "options.h"
@@ -13,6 +14,7 @@
 #include "profile.h"
 #include "recording.h"
 #include "suppress.h"
+#include "symbolize.h"
 #include "test.h"
 
 static struct recording *new_recording(struct options *o, bool several)
@@ -89,6 +91,79 @@ TEST(recording_fork_copies_and_drops)
 	ASSERT_TRUE(processes__ending(ps, 2) && !strcmp(processes__ending(ps, 2), "untraced"),
 		    "the child ended untraced");
 	ASSERT_TRUE(processes__ending(ps, 1) == NULL, "the parent runs on");
+	recording__destroy(r);
+}
+
+/* a process's frames and its root frame, as events tag them */
+static uint32_t alloc_in(struct heap *h, uint32_t idx, uint64_t addr, uint64_t size, uint64_t site)
+{
+	uint64_t frames[3] = { site | PROC_TAG(idx), 0x402000 | PROC_TAG(idx), PROCESS_FRAME(idx) };
+
+	heap__alloc(h, 1, addr | PROC_TAG(idx), size, 1000, FN_MALLOC, frames, 3);
+	return stacks__intern(heap__stacks(h), frames, 3);
+}
+
+/* a server's workers come and go: each exit leaves the live set, held at
+ * exit by its command; the oldest ended retire, their stacks merged into
+ * their command's and their numbers and stack ids reused, so a long run's
+ * tables follow its call sites, not its uptime */
+TEST(recording_exits_leave_and_retire)
+{
+	struct options o = { 0 };
+	struct recording *r = new_recording(&o, true);
+	struct symbolizer *sym = symbolizer__new(getpid());
+	const struct stack_totals *t;
+	const struct exit_row *rows;
+	uint64_t merged[3];
+	struct processes *ps;
+	struct stacks *st;
+	struct heap *h;
+	uint32_t held_after_first = 0, id;
+	size_t n;
+	int i, w;
+
+	ASSERT_TRUE(r != NULL, "recording__new (needs root: BPF ring buffers)");
+	ASSERT_OK_PTR(sym, "symbolizer__new");
+	ps = recording__processes(r);
+	h = recording__heap(r);
+	st = heap__stacks(h);
+	ASSERT_EQ(processes__add(ps, 100, "server", symbolizer__get(sym)), 1, "the server");
+	alloc_in(h, 1, 0x1000, 64, 0x401000);
+	for (i = 0; i < 300; i++) {
+		w = processes__add(ps, 1000 + i, "worker", symbolizer__get(sym));
+		ASSERT_GT(w, 1, "worker %d numbered", i);
+		/* each leaks 100 bytes at one site and frees nothing */
+		alloc_in(h, (uint32_t)w, 0x2000, 100, 0x401100);
+		alloc_in(h, (uint32_t)w, 0x3000, 10, 0x401200);
+		recording__process_exited(r, (uint32_t)w);
+		ASSERT_EQ(heap__stats(h)->live_bytes, 64, "worker %d: live is the server's alone", i);
+		recording__retire(r, 4);
+		if (i == 20)
+			held_after_first = stacks__held(st);
+	}
+	ASSERT_EQ(stacks__held(st), held_after_first, "the stacks' table stays the size it had");
+	ASSERT_LE(processes__numbers(ps), 1 + 4 + 1 + 1, "numbers: the server, 4 kept, a keeper (and one)");
+	ASSERT_EQ(processes__count(ps), 301, "every process counted once");
+	ASSERT_EQ(recording__retired(r), 300 - 4, "all but the newest 4 retired");
+	rows = exits__rows(recording__exits(r), &n);
+	ASSERT_EQ(n, 1, "one command exited");
+	ASSERT_EQ(rows[0].processes, 300, "300 exits");
+	ASSERT_EQ(rows[0].bytes, 300 * 110, "what they held at exit");
+	ASSERT_EQ(heap__stats(h)->exit_bytes, 300 * 110, "the heap's held at exit");
+	/* the keeper's stack holds what the retired ones held at exit, and did */
+	w = processes__keeper(ps, (uint32_t)processes__add(ps, 5000, "worker", symbolizer__get(sym)));
+	ASSERT_GT(w, 0, "the keeper");
+	merged[0] = 0x401100 | PROC_TAG(w);
+	merged[1] = 0x402000 | PROC_TAG(w);
+	merged[2] = PROCESS_FRAME(w);
+	id = stacks__intern(st, merged, 3);
+	t = stacks__peek(st, id);
+	ASSERT_EQ(t->exit_bytes, 296 * 100, "held at exit, merged");
+	ASSERT_EQ(t->alloc_count, 296, "their calls, merged");
+	ASSERT_EQ(t->live_bytes, 0, "nothing live");
+	ASSERT_STREQ(processes__label(ps, PROCESS_FRAME(w)), "worker: 296 exited processes",
+		     "the keeper's frame says how many");
+	symbolizer__destroy(sym);
 	recording__destroy(r);
 }
 
