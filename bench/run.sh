@@ -88,6 +88,13 @@
 #    figures alone would make of section 7's ratio to the floor on a host
 #    whose traps cost 0.8 us a call (PCOST_FLOOR_NS): a lower bound, as
 #    tracing adds more to a call than the programs' run time. BENCH_ONLY=18.
+# 19. The soak (bench/soak.sh): PostgreSQL under pgbench -C (a backend forked
+#    per connection, BENCH_SOAK_CONNECTIONS: 10,000) and with 4 connections
+#    kept, and a python Pool(maxtasksperchild=1), untraced and traced side by
+#    side: processes served, traced, untraced, the daemon's RSS after warm-up
+#    and at the end (growth per 1,000 exits), records lost, tps traced /
+#    untraced, the connection time added, and each kept backend's live bytes
+#    against the server's own count of its memory. BENCH_ONLY=19.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1851,6 +1858,33 @@ prog_cost_verdict() {
 	     "(side by side, median of the runs' paired cuts): the least ${cut_worst:-n/a};$line"
 }
 
+# ---------------------------------------------------------------- 19. soak
+
+SOAK_VERDICTS=
+section_soak() {
+	echo
+	SOAK_CONNECTIONS=${BENCH_SOAK_CONNECTIONS:-10000} SOAK_LOGS=$LOGS/soak TRACELLOC=$TRACELLOC \
+		"$ROOT/bench/soak.sh" >"$LOGS/soak.txt" 2>&1
+	grep -vE '^(PASS|FAIL|N/A) ' "$LOGS/soak.txt"
+	SOAK_VERDICTS=$(grep -E '^(PASS|FAIL|N/A) ' "$LOGS/soak.txt")
+}
+
+soak_verdict() {
+	if [ -n "$SOAK_VERDICTS" ]; then
+		echo "$SOAK_VERDICTS"
+	else
+		echo "N/A  soak: could not run (see $LOGS/soak.txt)"
+	fi
+}
+
+if [ "${BENCH_ONLY:-}" = 19 ]; then
+	section_soak
+	echo
+	echo "================================================================ targets (section 19 alone)"
+	soak_verdict
+	exit 0
+fi
+
 if [ "${BENCH_ONLY:-}" = 18 ]; then
 	section_prog_cost
 	echo
@@ -2144,6 +2178,7 @@ section_writer
 section_big_binary
 section_leak_check
 section_prog_cost
+section_soak
 
 # ---------------------------------------------------------------- report
 
@@ -2311,6 +2346,7 @@ syscalls_verdict
 forks_cost_verdict
 leak_check_verdict
 prog_cost_verdict
+soak_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then

@@ -27,6 +27,10 @@ PKGS="$PKGS python3"
 PKGS="$PKGS groff-base"
 # --tui, and its test through tmux
 PKGS="$PKGS libncurses-dev tmux"
+# a forking server nobody here wrote, traced while clients come and go
+# (tests/servers.sh, bench/soak.sh): Debian's PostgreSQL, its pgbench and
+# psql; runuser starts it as its own user
+PKGS="$PKGS postgresql-15 postgresql-client-15 util-linux"
 # a cgo test target (Go's runtime switches stacks under C code), and the
 # pprof test's `go tool pprof`
 PKGS="$PKGS golang-go"
@@ -49,6 +53,14 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+# no service starts from an install (PostgreSQL's would take port 5432):
+# the tests start their own servers; a policy of our own only while we install
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
