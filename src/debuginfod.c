@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "debuginfod.h"
+#include "text.h"
 
 static int urls_file(const struct dirent *d)
 {
@@ -69,10 +71,53 @@ void debuginfod__setup(bool off, const char *dir, char *buf, size_t size)
 		unsetenv("DEBUGINFOD_URLS");
 		return;
 	}
-	if (set && *set) {
+	if (set && *set)
 		snprintf(buf, size, "%s", set);
-		return;
-	}
-	if (!debuginfod__read_urls(dir, buf, size))
+	else if (!debuginfod__read_urls(dir, buf, size))
 		setenv("DEBUGINFOD_URLS", buf, 1);
+	if (buf[0] && !getenv("DEBUGINFOD_TIMEOUT")) {
+		char secs[16];
+
+		snprintf(secs, sizeof(secs), "%d", DEBUGINFOD_QUERY_S);
+		setenv("DEBUGINFOD_TIMEOUT", secs, 1);
+	}
+	/* its default tries a silent server three times over */
+	if (buf[0] && !getenv("DEBUGINFOD_RETRY_LIMIT"))
+		setenv("DEBUGINFOD_RETRY_LIMIT", "0", 1);
+}
+
+static uint64_t spent_ns;
+static bool gave_up;
+
+uint64_t debuginfod__begin(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	return urls && *urls ? clock__now_ns() : 0;
+}
+
+void debuginfod__end(uint64_t began, bool found)
+{
+	uint64_t took;
+	char *urls;
+
+	if (!began || gave_up)
+		return;
+	took = clock__now_ns() - began;
+	spent_ns += took;
+	if (found || (took < DEBUGINFOD_QUERY_S * 900000000ULL &&
+		      spent_ns < DEBUGINFOD_BUDGET_S * 1000000000ULL))
+		return;
+	gave_up = true;
+	urls = strdup(getenv("DEBUGINFOD_URLS"));
+	unsetenv("DEBUGINFOD_URLS");
+	fprintf(stderr, "tracelloc: the debuginfod servers did not answer in time (%.1f s: ", took / 1e9);
+	text__put(stderr, urls ? urls : "?");
+	fputs("): no more are asked, and the frames of stripped files keep their addresses\n", stderr);
+	free(urls);
+}
+
+bool debuginfod__gave_up(void)
+{
+	return gave_up;
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The debuginfod servers libdw asks for the debug info of a stripped file
@@ -18,7 +19,24 @@
  * buf; 0, or negative errno (-ENOENT: none) */
 int debuginfod__read_urls(const char *dir, char *buf, size_t size);
 /* the servers to use, set in the environment (off: none, it is unset);
- * buf: those set, "" for none */
+ * buf: those set, "" for none. Each connection may wait DEBUGINFOD_QUERY_S
+ * for an answer (libdebuginfod's DEBUGINFOD_TIMEOUT, unless it is set) */
 void debuginfod__setup(bool off, const char *dir, char *buf, size_t size);
+
+/*
+ * A server that takes connections and never answers (a firewall that drops
+ * them) would hold every lookup, and tracelloc's exit, for as long as it
+ * holds the connection: the lookups that may ask the servers are timed,
+ * and once one waited out its timeout, or all together took
+ * DEBUGINFOD_BUDGET_S, no server is asked any more (said once: the frames
+ * of stripped files keep their addresses). debuginfod__begin before such a
+ * lookup, debuginfod__end after it with what it found.
+ */
+#define DEBUGINFOD_QUERY_S 3
+#define DEBUGINFOD_BUDGET_S 6
+uint64_t debuginfod__begin(void);
+void debuginfod__end(uint64_t began, bool found);
+/* the servers were given up on */
+bool debuginfod__gave_up(void);
 
 #endif

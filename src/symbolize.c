@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "clock.h"
+#include "debuginfod.h"
 #include "maps.h"
 #include "perfmap.h"
 #include "procfs.h"
@@ -265,12 +266,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word crc, char **found)
 {
 	struct module_file *file = *userdata;
+	uint64_t began;
 	int fd;
 
 	/* the host's own /usr/lib/debug and debuginfod: no file name, so that
 	 * libdw opens nothing by a path of the target's */
+	began = debuginfod__begin();
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, NULL, debuglink, crc,
 					  found);
+	debuginfod__end(began, fd >= 0);
 	if (fd >= 0 || !file || file->root_fd < 0 || !modname || modname[0] != '/')
 		return fd;
 	/* the alternate (dwz) file, asked for with the debug file's name: on

@@ -3007,6 +3007,35 @@ test_debuginfod() { # a stripped target's names from Debian's debuginfod on loop
 	wait "$dpid" 2>/dev/null
 }
 
+test_debuginfod_silent() { # a debuginfod server that takes connections and never answers: a bounded wait, one line saying so, the frames keep their addresses
+	need_target basic || return
+	local d=$T_DIR/dgs port spid i t0 el
+	mkdir -p "$d"
+	cp "$TB/basic" "$d/basic"
+	strip --strip-all "$d/basic" || { fail "cannot make a stripped target"; return; }
+	# listens, and never accepts or answers (a firewall that drops the replies)
+	python3 -c 'import socket, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True); time.sleep(120)' >"$d/port" &
+	spid=$!
+	register_pid "$spid"
+	for i in $(seq 50); do [ -s "$d/port" ] && break; sleep 0.1; done
+	port=$(cat "$d/port")
+	[ -n "$port" ] || { fail "debuginfod silent: no listener"; return; }
+	TL_ENV=(DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$d/cache")
+	t0=$(now_ns)
+	tl_run s -i 0 -t 1 -- "$d/basic"
+	el=$(secs_since "$t0")
+	assert_eq "$TL_RC" 0 "debuginfod silent: exit status"
+	assert_between "$el" 0 12 "debuginfod silent: the run's seconds, the wait bounded (it was 40 s and more)"
+	assert_eq "$(grep -c 'debuginfod servers did not answer in time' "$T_DIR/s.err")" 1 \
+		"debuginfod silent: said once"
+	assert_grep "$T_DIR/s.err" "^tracelloc: the debuginfod servers did not answer in time \\([0-9.]+ s: http://127.0.0.1:$port\\): no more are asked, and the frames of stripped files keep their addresses\$" \
+		"debuginfod silent: the line names the server"
+	assert_grep "$T_DIR/s.out" '\[unknown\] \(basic\)$' "debuginfod silent: the stripped frames keep their addresses"
+	kill "$spid" 2>/dev/null
+}
+
 test_install() { # make install/uninstall under DESTDIR and PREFIX: binary, man page with every option of --help, completion
 	local root="$T_DIR/root" opt missing=""
 	make -s install DESTDIR="$root" PREFIX=/usr >"$T_DIR/i.out" 2>&1
