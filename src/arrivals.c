@@ -252,11 +252,12 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 	err = start_proc(t, p, parent, idx);
 	if (err) {
 		/* a limit: said once, the rest counted (summary, /metrics) */
-		if (err != -ENOSPC || !t->room_told)
-			fprintf(stderr, "tracelloc: cannot trace pid %d: %s%s\n", pid,
-				err == -ENOSPC ? "no room for another process (" STR(PROC_MAX)
-						 " numbers in use)" : strerror(-err),
-				err == -ENOSPC ? "; processes past this one are not traced, and counted" : "");
+		if (err == -ENOSPC && !t->room_told)
+			fprintf(stderr, "tracelloc: cannot trace pid %d: no room for another process "
+				"(%d numbers in use); processes past this one are not traced, and "
+				"counted\n", pid, PROC_MAX);
+		else if (err != -ENOSPC)
+			fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
 		t->room_told |= err == -ENOSPC;
 		end_proc(t, p, "untraced");
 		if (idx)

@@ -580,6 +580,57 @@ static int print_allocators(FILE *out, struct profile *p, const struct report_op
 	return 0;
 }
 
+static int by_exit_desc(const void *a, const void *b, void *arg)
+{
+	const struct profile_stack *x = *(const struct profile_stack *const *)a;
+	const struct profile_stack *y = *(const struct profile_stack *const *)b;
+
+	(void)arg;
+	if (x->totals.exit_bytes != y->totals.exit_bytes)
+		return x->totals.exit_bytes < y->totals.exit_bytes ? 1 : -1;
+	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+}
+
+/* several processes: the stacks of what the exited ones held at their
+ * exits (no longer live): a leak in a worker that lives for one request */
+static int print_held_at_exit(FILE *out, struct profile *p, const struct report_opts *o)
+{
+	const struct profile_stack **held;
+	uint64_t total = 0;
+	size_t n = 0, i;
+	char size[32];
+	int err;
+
+	for (i = 0; i < p->count; i++)
+		n += p->stacks[i].totals.exit_bytes > 0;
+	if (!n)
+		return 0;
+	held = calloc(n, sizeof(*held));
+	if (!held)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < p->count; i++) {
+		if (!p->stacks[i].totals.exit_bytes || !profile__kept(p, &p->stacks[i]))
+			continue;
+		held[n++] = &p->stacks[i];
+		total += p->stacks[i].totals.exit_bytes;
+	}
+	err = profile__sort(p, held, n, sizeof(*held), by_exit_desc, NULL);
+	report__human_bytes(total, size, sizeof(size));
+	if (!err)
+		fprintf(out, "%s==> %zu top stacks held at exit out of %zu for a total of %s, by "
+			"the processes that exited%s\n", BOLD(o), n < (size_t)o->top ? n : (size_t)o->top,
+			n, size, RESET(o));
+	for (i = 0; !err && i < n && i < (size_t)o->top; i++) {
+		report__human_bytes(held[i]->totals.exit_bytes, size, sizeof(size));
+		fprintf(out, "    %2zu: %s%s%s held at exit in %" PRIu64 " blocks, %" PRIu64
+			" allocation calls\n", i + 1, SIZE(o), size, RESET(o),
+			held[i]->totals.exit_count, held[i]->totals.alloc_count);
+		err = print_stack(out, p, held[i], o);
+	}
+	free(held);
+	return err;
+}
+
 int report__top(FILE *out, struct profile *p, const struct heap *heap,
 		const struct report_opts *o)
 {
@@ -617,6 +668,8 @@ int report__top(FILE *out, struct profile *p, const struct heap *heap,
 	err = print_allocations(out, p, o, &t, by_id);
 	if (!err)
 		err = print_allocators(out, p, o, views, p->count, t.total);
+	if (!err && p->opts.processes)
+		err = print_held_at_exit(out, p, o);
 	if (!err)
 		fflush(out);
 out:

@@ -33,9 +33,6 @@ struct attach_opts;
  * oldest are retired into their commands' (recording__retire) */
 #define KEEP_ENDED 64
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 /* one traced process, in the BPF slot of the same index */
 struct proc {
 	bool live;			/* the slot is taken */
