@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "exits.h"
 
 struct exits {
@@ -28,7 +29,6 @@ void exits__destroy(struct exits *e)
 
 static struct exit_row *row_of(struct exits *e, const char *comm)
 {
-	struct exit_row *grown;
 	size_t i;
 
 	for (i = 0; i < e->count; i++)
@@ -37,15 +37,8 @@ static struct exit_row *row_of(struct exits *e, const char *comm)
 	/* the last place is kept for the rest */
 	if (e->count + 1 >= EXITS_MAX_COMMANDS && strcmp(comm, EXITS_OTHER))
 		return row_of(e, EXITS_OTHER);
-	if (e->count == e->cap) {
-		size_t cap = e->cap ? 2 * e->cap : 8;
-
-		grown = realloc(e->rows, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		e->rows = grown;
-		e->cap = cap;
-	}
+	if (ARRAY_RESERVE(e->rows, &e->cap, e->count + 1, 8))
+		return NULL;
 	memset(&e->rows[e->count], 0, sizeof(e->rows[0]));
 	snprintf(e->rows[e->count].comm, sizeof(e->rows[0].comm), "%s", comm);
 	return &e->rows[e->count++];

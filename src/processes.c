@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "processes.h"
 
 struct process_name {
@@ -73,8 +74,7 @@ static void make_label(struct process_name *p)
 /* a free entry, or a new one at the end; NULL past PROC_MAX or out of memory */
 static struct process_name *take_entry(struct processes *ps, int *err)
 {
-	struct process_name *grown;
-	size_t i, cap;
+	size_t i;
 
 	for (i = 0; i < ps->count; i++)
 		if (ps->procs[i].free)
@@ -83,17 +83,8 @@ static struct process_name *take_entry(struct processes *ps, int *err)
 		*err = -ENOSPC;
 		return NULL;
 	}
-	if (ps->count == ps->cap) {
-		cap = ps->cap ? 2 * ps->cap : 16;
-		grown = realloc(ps->procs, cap * sizeof(*grown));
-		if (!grown) {
-			*err = -ENOMEM;
-			return NULL;
-		}
-		ps->procs = grown;
-		ps->cap = cap;
-	}
-	return &ps->procs[ps->count++];
+	*err = ARRAY_RESERVE(ps->procs, &ps->cap, ps->count + 1, 16);
+	return *err ? NULL : &ps->procs[ps->count++];
 }
 
 int processes__add(struct processes *ps, pid_t pid, const char *comm, struct symbolizer *sym)

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "stacks.h"
 
 struct stack {
@@ -25,7 +26,8 @@ struct stacks {
 	size_t arena_cap;
 	size_t arena_dead;	/* frames of released stacks, left in the arena */
 	uint32_t *free_ids;	/* released ids, to reuse */
-	uint32_t nfree, free_cap;
+	uint32_t nfree;
+	size_t free_cap;
 	uint64_t serials;
 	uint32_t *index;	/* open addressing over ids, 0 = empty */
 	size_t index_cap;	/* a power of two */
@@ -221,20 +223,13 @@ void stacks__release(struct stacks *s, uint32_t id)
 {
 	size_t i, j, want, cap = s->index_cap;
 	struct stack *st;
-	uint32_t *grown;
 
 	if (!id || id > s->count || !s->stacks[id].hash)
 		return;
 	st = &s->stacks[id];
-	if (s->nfree == s->free_cap) {
-		uint32_t fcap = s->free_cap ? 2 * s->free_cap : 256;
-
-		grown = realloc(s->free_ids, fcap * sizeof(*grown));
-		if (!grown)
-			return;	/* kept: the memory of one stack */
-		s->free_ids = grown;
-		s->free_cap = fcap;
-	}
+	/* kept if there is no room: the memory of one stack */
+	if (ARRAY_RESERVE(s->free_ids, &s->free_cap, s->nfree + 1, 256))
+		return;
 	for (i = st->hash & (cap - 1); s->index[i] != id; i = (i + 1) & (cap - 1))
 		if (!s->index[i])
 			return;
