@@ -514,6 +514,7 @@ static void print_summary(struct console *c, const char *ending)
 	if (recording__exits(c->rec))
 		sum.exit_rows = exits__rows(recording__exits(c->rec), &sum.nexit_rows);
 	sum.retired = recording__retired(c->rec);
+	sum.unmerged = recording__unmerged(c->rec);
 	tracer__loss(c->tracer, &sum.loss);
 	weighed_mappings(c, &sum);
 	report__summary(c->report_out, &sum);

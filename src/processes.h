@@ -51,11 +51,13 @@ size_t processes__count(const struct processes *ps);
  * name those of the processes of that command and symbolizer that ended)
  * and its number free for the next process. processes__to_retire: up to
  * max of the oldest that ended, leaving the newest keep; processes__keeper:
- * the keeper for process idx (made at first; -ENOSPC past PROC_KEEPERS,
+ * the keeper for process idx (made at first; -ENOSPC past PROC_KEEPERS, each
+ * holding a symbolizer: an exec'd program has its own, so a shell that runs
+ * many programs merges the first 64 (commands and symbolizers) only;
  * -ENOENT without a symbolizer); processes__retire: idx is free, counted
  * into keeper's label (0: none).
  */
-#define PROC_KEEPERS 256
+#define PROC_KEEPERS 64
 size_t processes__to_retire(const struct processes *ps, size_t keep, uint32_t *out, size_t max);
 int processes__keeper(struct processes *ps, uint32_t idx);
 void processes__retire(struct processes *ps, uint32_t idx, uint32_t keeper);

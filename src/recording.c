@@ -36,6 +36,7 @@ struct recording {
 	struct processes *processes;	/* several, else NULL */
 	struct exits *exits;		/* several: the processes that exited, by command */
 	uint64_t retired;		/* numbers retired (several) */
+	uint64_t unmerged;		/* of those, with no keeper: their stacks dropped */
 	struct filter *filter;
 	unsigned int generation;
 	void (*idle)(void *ctx);
@@ -500,6 +501,11 @@ uint64_t recording__retired(const struct recording *r)
 	return r->retired;
 }
 
+uint64_t recording__unmerged(const struct recording *r)
+{
+	return r->unmerged;
+}
+
 /* frames of process idx under the keeper's number (see processes.h) */
 static void retag_to(uint64_t *frames, uint32_t n, uint32_t keeper)
 {
@@ -554,6 +560,7 @@ size_t recording__retire(struct recording *r, size_t keep)
 			pools__drop_tag(r->pools, PROC_TAG(victims[i]), PROC_MASK);
 		k = processes__keeper(r->processes, victims[i]);
 		keeper[victims[i]] = k > 0 ? (uint32_t)k : 0;
+		r->unmerged += k <= 0;
 		retiring[victims[i]] = 1;
 	}
 	for (id = 1; id <= nstacks; id++) {

@@ -100,6 +100,9 @@ struct exits *recording__exits(const struct recording *r);
  * number retired; recording__retired: all so far */
 size_t recording__retire(struct recording *r, size_t keep);
 uint64_t recording__retired(const struct recording *r);
+/* of those, the processes whose stacks were dropped, not merged: no room
+ * for another command's frames (PROC_KEEPERS) */
+uint64_t recording__unmerged(const struct recording *r);
 /* several: process to holds what process from holds now (a fork); negative errno */
 int recording__copy_process(struct recording *r, uint32_t from, uint32_t to);
 

@@ -82,6 +82,10 @@ static void print_exits(FILE *out, const struct summary *s)
 	}
 	if (s->nexit_rows > EXIT_LINES)
 		fprintf(out, "      and %zu more commands\n", s->nexit_rows - EXIT_LINES);
+	if (s->unmerged)
+		fprintf(out, "    exited processes whose stacks were dropped: %" PRIu64 " of %" PRIu64
+			" merged into their commands' (no room for more commands and programs; their "
+			"exits are counted above)\n", s->unmerged, s->retired);
 }
 
 void report__summary(FILE *out, const struct summary *s)

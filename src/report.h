@@ -78,7 +78,7 @@ struct summary {
 	 * the numbers of ended processes retired into their commands' */
 	const struct exit_row *exit_rows;
 	size_t nexit_rows;
-	uint64_t retired;
+	uint64_t retired, unmerged;
 };
 
 /* "1.5 KiB", "3.25 MiB" */

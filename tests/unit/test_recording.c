@@ -167,6 +167,36 @@ TEST(recording_exits_leave_and_retire)
 	recording__destroy(r);
 }
 
+/* more commands than keepers: the rest's stacks are dropped, counted, and
+ * their exits still counted by command */
+TEST(recording_retire_past_the_keepers)
+{
+	struct options o = { 0 };
+	struct recording *r = new_recording(&o, true);
+	struct processes *ps;
+	struct heap *h;
+	char comm[16];
+	size_t n;
+	int i, w;
+
+	ASSERT_TRUE(r != NULL, "recording__new (needs root: BPF ring buffers)");
+	ps = recording__processes(r);
+	h = recording__heap(r);
+	for (i = 0; i < PROC_KEEPERS + 20; i++) {
+		snprintf(comm, sizeof(comm), "w%d", i);
+		w = processes__add(ps, 1000 + i, comm, symbolizer__new(getpid()));
+		ASSERT_GT(w, 0, "worker %d", i);
+		alloc_in(h, (uint32_t)w, 0x2000, 100, 0x401100);
+		recording__process_exited(r, (uint32_t)w);
+	}
+	ASSERT_EQ(recording__retire(r, 4), PROC_KEEPERS + 16, "all but the newest 4");
+	ASSERT_EQ(recording__unmerged(r), 16, "past the keepers: dropped, counted");
+	exits__rows(recording__exits(r), &n);
+	ASSERT_EQ(n, PROC_KEEPERS + 20, "every command's exits counted");
+	ASSERT_EQ(processes__count(ps), PROC_KEEPERS + 20, "every process counted");
+	recording__destroy(r);
+}
+
 TEST(recording_filter_checks_the_command_line)
 {
 	const char *bad[] = { "(" };
