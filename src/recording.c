@@ -506,94 +506,8 @@ uint64_t recording__unmerged(const struct recording *r)
 	return r->unmerged;
 }
 
-/* frames of process idx under the keeper's number (see processes.h) */
-static void retag_to(uint64_t *frames, uint32_t n, uint32_t keeper)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		if (IS_PROCESS_FRAME(frames[i]))
-			frames[i] = PROCESS_FRAME(keeper);
-		else if (!IS_THREAD_FRAME(frames[i]))
-			frames[i] = (frames[i] & ~PROC_MASK) | PROC_TAG(keeper);
-	}
-}
-
-/* the leak checks' stacks that are released */
-static void forget_leaked(struct recording *r, const uint32_t *released, uint32_t nstacks)
-{
-	size_t i, kept = 0;
-
-	for (i = 0; i < r->nleaked; i++)
-		if (r->leaked[i].stack_id > nstacks || !released[r->leaked[i].stack_id])
-			r->leaked[kept++] = r->leaked[i];
-	r->nleaked = kept;
-}
-
-#define RETIRE_BATCH 256
-
-size_t recording__retire(struct recording *r, size_t keep)
-{
-	struct stacks *stacks = heap__stacks(r->heap);
-	uint32_t victims[RETIRE_BATCH], keeper[PROC_MAX + 1] = {}, *released = NULL;
-	uint64_t buf[4 * MAX_STACK_DEPTH], *frames;
-	uint32_t nstacks, id, n, into, i, root;
-	uint8_t retiring[PROC_MAX + 1] = {};
-	const uint64_t *raw;
-	size_t count;
-	int k;
-
-	/* the timeline keeps stacks by id from its first point on */
-	if (!r->processes || r->timeline)
-		return 0;
-	count = processes__to_retire(r->processes, keep, victims, RETIRE_BATCH);
-	if (!count)
-		return 0;
-	nstacks = stacks__count(stacks);
-	released = calloc(nstacks + 1, sizeof(*released));
-	if (!released)
-		return 0;
-	for (i = 0; i < count; i++) {
-		/* what was not let go at its ending (a copy, a pool) goes now */
-		heap__drop_tag(r->heap, PROC_TAG(victims[i]), PROC_MASK);
-		if (r->pools)
-			pools__drop_tag(r->pools, PROC_TAG(victims[i]), PROC_MASK);
-		k = processes__keeper(r->processes, victims[i]);
-		keeper[victims[i]] = k > 0 ? (uint32_t)k : 0;
-		r->unmerged += k <= 0;
-		retiring[victims[i]] = 1;
-	}
-	for (id = 1; id <= nstacks; id++) {
-		raw = stacks__frames(stacks, id, &n);
-		if (!n || !IS_PROCESS_FRAME(raw[n - 1]))
-			continue;
-		root = processes__frame_process(raw[n - 1]);
-		if (root > PROC_MAX || !retiring[root])
-			continue;
-		if (keeper[root] && n <= sizeof(buf) / sizeof(buf[0])) {
-			frames = buf;
-			memcpy(frames, raw, n * sizeof(*frames));
-			retag_to(frames, n, keeper[root]);
-			into = stacks__intern(stacks, frames, n);
-			if (into)
-				stacks__merge(stacks, id, into);
-		}
-		stacks__release(stacks, id);
-		released[id] = 1;
-		if (r->growth)
-			growth__forget(r->growth, id);
-		if (id < r->nverdicts)
-			r->verdicts[id] = VERDICT_NONE;
-	}
-	forget_leaked(r, released, nstacks);
-	free(released);
-	for (i = 0; i < count; i++)
-		processes__retire(r->processes, victims[i], keeper[victims[i]]);
-	r->retired += count;
-	return count;
-}
-
-/* a fork's child frame for frame: the child's number where the parent's was */
+/* frame for frame, another process's number where one's was: a fork's
+ * child's, a retired process's keeper's */
 struct retag_ctx {
 	uint32_t to;
 };
@@ -611,6 +525,84 @@ static void retag_frames(void *ctx, const uint64_t *frames, uint32_t n, uint64_t
 		else
 			out[i] = (frames[i] & ~PROC_MASK) | PROC_TAG(rc->to);
 	}
+}
+
+/* the leak checks' stacks that are released */
+static void forget_leaked(struct recording *r, const uint8_t *released, uint32_t nstacks)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < r->nleaked; i++)
+		if (r->leaked[i].stack_id > nstacks || !released[r->leaked[i].stack_id])
+			r->leaked[kept++] = r->leaked[i];
+	r->nleaked = kept;
+}
+
+#define RETIRE_BATCH 256
+
+size_t recording__retire(struct recording *r, size_t keep)
+{
+	struct stacks *stacks = heap__stacks(r->heap);
+	uint32_t victims[RETIRE_BATCH], keeper[PROC_MAX + 1] = {};
+	uint8_t retiring[PROC_MAX + 1] = {}, *released;
+	uint64_t buf[4 * MAX_STACK_DEPTH];
+	uint32_t nstacks, id, n, into, i, root;
+	const char *ending;
+	const uint64_t *raw;
+	size_t count;
+	int k;
+
+	/* the timeline keeps stacks by id from its first point on */
+	if (!r->processes || r->timeline)
+		return 0;
+	count = processes__to_retire(r->processes, keep, victims, RETIRE_BATCH);
+	if (!count)
+		return 0;
+	nstacks = stacks__count(stacks);
+	released = calloc(nstacks + 1, sizeof(*released));
+	if (!released)
+		return 0;
+	for (i = 0; i < count; i++) {
+		/* an exit took its blocks already; another ending may have left
+		 * them (an exec not followed): they go with its stacks */
+		ending = processes__ending(r->processes, victims[i]);
+		if (!ending || strcmp(ending, "exited")) {
+			heap__drop_tag(r->heap, PROC_TAG(victims[i]), PROC_MASK);
+			if (r->pools)
+				pools__drop_tag(r->pools, PROC_TAG(victims[i]), PROC_MASK);
+		}
+		k = processes__keeper(r->processes, victims[i]);
+		keeper[victims[i]] = k > 0 ? (uint32_t)k : 0;
+		r->unmerged += k <= 0;
+		retiring[victims[i]] = 1;
+	}
+	for (id = 1; id <= nstacks; id++) {
+		raw = stacks__frames(stacks, id, &n);
+		if (!n || !IS_PROCESS_FRAME(raw[n - 1]))
+			continue;
+		root = processes__frame_process(raw[n - 1]);
+		if (root > PROC_MAX || !retiring[root])
+			continue;
+		if (keeper[root] && n <= sizeof(buf) / sizeof(buf[0])) {
+			/* the keeper's number where the process's was, as a fork's child's */
+			retag_frames(&(struct retag_ctx){ .to = keeper[root] }, raw, n, buf);
+			into = stacks__intern(stacks, buf, n);
+			if (into)
+				stacks__merge(stacks, id, into);
+		}
+		stacks__release(stacks, id);
+		released[id] = 1;
+		if (r->growth)
+			growth__forget(r->growth, id);
+		if (id < r->nverdicts)
+			r->verdicts[id] = VERDICT_NONE;
+	}
+	forget_leaked(r, released, nstacks);
+	free(released);
+	for (i = 0; i < count; i++)
+		processes__retire(r->processes, victims[i], keeper[victims[i]]);
+	r->retired += count;
+	return count;
 }
 
 int recording__copy_process(struct recording *r, uint32_t from, uint32_t to)
