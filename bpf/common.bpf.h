@@ -39,6 +39,11 @@
  * taken without it, as no list is rebuilt 2^31 times */
 #define ROW_VICTIM (1U << 31)
 #define ROW_CACHE_SETS (1 << ROW_CACHE_BITS)
+/* libbpf 1.1's headers have no bpf_ksym_exists: a weak kfunc the kernel
+ * lacks is relocated to address 0 */
+#ifndef bpf_ksym_exists
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
 #ifndef STACK_WINDOW_WORDS
 #define STACK_WINDOW_WORDS 128	/* 1 KiB: several frames of a C++ program */
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdbool.h>
 
 #include "probesite.h"
@@ -134,17 +136,26 @@ static bool args_kept(const uint8_t loc[7], const struct probe_args *args)
 }
 
 /* does a direct branch of code (a jump, a call) land in (0, shift]? The
- * probe there would fire on that path too, with no call made */
-static bool branch_into(csh handle, const uint8_t *code, size_t len, size_t shift)
+ * probe there would fire on that path too, with no call made. The whole
+ * function is read, so without capstone's details (they made this scan most
+ * of an attach's time): a direct branch is a j*, call or loop* whose operand
+ * is an address, printed as one hex number */
+static bool branch_into(const uint8_t *code, size_t len, size_t shift)
 {
 	const uint8_t *at = code;
 	uint64_t addr = 0, target;
 	bool found = false;
-	cs_insn *insn = cs_malloc(handle);
-	const cs_x86_op *op;
+	cs_insn *insn;
+	char *end;
+	csh handle;
 
-	if (!insn)
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return true;
+	insn = cs_malloc(handle);
+	if (!insn) {
+		cs_close(&handle);
+		return true;
+	}
 	while (!found && len) {
 		/* bytes that are no instruction (padding, data): on past them */
 		if (!cs_disasm_iter(handle, &at, &len, &addr, insn)) {
@@ -153,16 +164,19 @@ static bool branch_into(csh handle, const uint8_t *code, size_t len, size_t shif
 			addr++;
 			continue;
 		}
-		if (!cs_insn_group(handle, insn, CS_GRP_JUMP) &&
-		    !cs_insn_group(handle, insn, CS_GRP_CALL))
+		if (insn->mnemonic[0] != 'j' && strncmp(insn->mnemonic, "call", 4) &&
+		    strncmp(insn->mnemonic, "loop", 4))
 			continue;
-		op = &insn->detail->x86.operands[0];
-		if (insn->detail->x86.op_count != 1 || op->type != X86_OP_IMM)
+		if (strncmp(insn->op_str, "0x", 2) && !(insn->op_str[0] >= '0' && insn->op_str[0] <= '9'))
 			continue;
-		target = (uint64_t)op->imm;
+		errno = 0;
+		target = strtoull(insn->op_str, &end, 0);
+		if (errno || *end)
+			continue;
 		found = target > 0 && target <= shift;
 	}
 	cs_free(insn, 1);
+	cs_close(&handle);
 	return found;
 }
 
@@ -192,7 +206,7 @@ size_t probesite__shift(const uint8_t *code, size_t len, struct probe_args *args
 		shift += insns[i].size;
 	}
 	cs_free(insns, n);
-	if (result && branch_into(handle, code, len, result))
+	if (result && branch_into(code, len, result))
 		result = 0;
 	cs_close(&handle);
 	/* an argument still in its own register is read there */

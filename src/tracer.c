@@ -311,8 +311,8 @@ int tracer__load(struct tracer *t, struct attach *model, pid_t first_pid, int fi
 	if (!model)
 		model = own = attach__new(t->skel, getpid(), &(struct attach_opts){ 0 });
 	err = model ? attach__prepare(model) : -ENOMEM;
-	/* the system-call programs take a fifth of a second to verify (the
-	 * unwinder is inlined into them): only where a process may need them */
+	/* the system-call programs add a tenth to the attach (about 10 ms to
+	 * verify): only where a process may need them */
 	if (!err && !t->may_need_syscalls && !own && attach__maps_probed(model)) {
 		bpf_program__set_autoload(t->skel->progs.on_sys_enter, false);
 		bpf_program__set_autoload(t->skel->progs.on_sys_exit, false);
