@@ -87,6 +87,10 @@ static __always_inline __u32 ns_tgid(struct task_struct *task)
 	return upid.nr;
 }
 
+/* 6.13 and later (on_fork needs it, and is loaded only where it is) */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym __weak;
+
 /*
  * A stop signal for a process we hold that is not our own SIGSTOP (a
  * parent's kill(child, SIGSTOP), a ^Z): that stop is someone else's too,
@@ -102,6 +106,21 @@ int BPF_PROG(on_signal, int sig, struct kernel_siginfo *info, struct task_struct
 
 	if (sig < SIGSTOP || sig > SIGSTOP + 3)
 		return 0;
+	/* the program's own SIGSTOP (kill, raise: sent by itself) where its
+	 * tracer took our stop for it (HELD_OWED_CONT): the SIGCONT the tracer
+	 * sent for it went to ours. Sent after the stop is queued (the signal
+	 * lock is held here, so the kfunc sends it from an irq_work): it takes
+	 * the stop back, or ends it */
+	if (follow_forks && sig == SIGSTOP && task->ptrace && (unsigned long)info != 1 &&
+	    task->tgid == (__u32)(bpf_get_current_pid_tgid() >> 32) &&
+	    bpf_ksym_exists(bpf_send_signal_task)) {
+		__u32 owed = ns_tgid(task) | HELD_OWED_CONT;
+
+		if (owed != HELD_OWED_CONT && bpf_map_lookup_elem(&held, &owed) &&
+		    !bpf_map_delete_elem(&held, &owed))
+			bpf_send_signal_task(task, 18 /* SIGCONT */, PIDTYPE_TGID, 0);
+		return 0;
+	}
 	sending = bpf_map_lookup_elem(&holding, &zero);
 	if (sending && *sending && *sending == bpf_get_current_pid_tgid())
 		return 0;
@@ -147,8 +166,6 @@ static __always_inline bool send_fork(__u32 type, __u32 slot, __u32 child, __u32
  * breakpoints, and no probe of ours filters on it yet. No system-call
  * tracepoint is needed for this, so the rest of the host pays nothing for it.
  */
-extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
-				__u64 value) __ksym;
 
 /* a leak check's snapshot is being made in this process (its other
  * threads stopped): its clones are the snapshot's, not forks to follow */

@@ -203,6 +203,14 @@ struct fork_event {
 enum held_flags {
 	HELD_OTHER_STOP = 1,	/* a stop signal was pending already: not ours alone */
 };
+/*
+ * pid | HELD_OWED_CONT in `held`: a tracer attached to the process while we
+ * held it (strace -f seizes its child once the child has stopped itself)
+ * and took our stop for the program's own; its SIGCONT went to ours, and
+ * the program's own SIGSTOP, which comes next, would wait for ever. The BPF
+ * side sends that stop a SIGCONT (on_signal), once.
+ */
+#define HELD_OWED_CONT (1U << 31)
 
 /* What the BPF side keeps per traced process (the bss array procs[]). */
 struct proc_state {

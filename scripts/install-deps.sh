@@ -31,6 +31,9 @@ PKGS="$PKGS libncurses-dev tmux"
 # (tests/servers.sh, bench/soak.sh): Debian's PostgreSQL, its pgbench and
 # psql; runuser starts it as its own user
 PKGS="$PKGS postgresql-15 postgresql-client-15 util-linux"
+# --follow-forks of a tracer nobody here wrote (strace -f seizes its child
+# while tracelloc holds it)
+PKGS="$PKGS strace"
 # a cgo test target (Go's runtime switches stacks under C code), and the
 # pprof test's `go tool pprof`
 PKGS="$PKGS golang-go"

@@ -245,8 +245,16 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 	}
 	p->live = true;
 	p->idx = idx;
-	if (watch_proc(t, p) || target__wait_stopped(p->target)) {
-		end_proc(t, p, "exited");
+	err = watch_proc(t, p);
+	if (!err)
+		err = target__wait_stopped(p->target);
+	if (err) {
+		/* not stopped in time (someone else's SIGCONT ended ours): it
+		 * goes on untraced, and is let go */
+		holds__release(t->holds, pid);
+		end_proc(t, p, err == -ETIMEDOUT ? "untraced" : "exited");
+		if (err == -ETIMEDOUT)
+			t->untraced++;
 		return 0;
 	}
 	err = start_proc(t, p, parent, idx);

@@ -93,12 +93,17 @@ int holds__should_continue(const char *status, unsigned int how)
 	return 1;
 }
 
-static int continue_held(pid_t pid, unsigned int how)
+/* *traced: a tracer (ptrace) has it now; none had it when it was stopped */
+static int continue_held(pid_t pid, unsigned int how, bool *traced)
 {
 	char status[4096], path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (procfs__read(path, status, sizeof(status)) < 0 || !holds__should_continue(status, how))
+	if (procfs__read(path, status, sizeof(status)) < 0)
+		return 0;
+	if (traced)
+		*traced = strstr(status, "\nTracerPid:\t") && !strstr(status, "\nTracerPid:\t0\n");
+	if (!holds__should_continue(status, how))
 		return 0;
 	return kill(pid, SIGCONT) ? -errno : 0;
 }
@@ -112,11 +117,12 @@ static void sweep(int map_fd, struct shared *shared, bool forget)
 	pid_t releasing = shared->releasing;
 
 	if (releasing > 0)
-		continue_held(releasing, 0);
+		continue_held(releasing, 0, NULL);
 	while (bound-- > 0 && !bpf_map_get_next_key(map_fd, prev, &next)) {
 		key = next;
-		if (key != HELD_DISARM && !bpf_map_lookup_elem(map_fd, &key, &how))
-			continue_held((pid_t)key, how);
+		if (key != HELD_DISARM && !(key & HELD_OWED_CONT) &&
+		    !bpf_map_lookup_elem(map_fd, &key, &how))
+			continue_held((pid_t)key, how, NULL);
 		if (forget && key != HELD_DISARM && !bpf_map_delete_elem(map_fd, &key)) {
 			/* the iteration restarts: the deleted key cannot lead on */
 			prev = NULL;
@@ -424,6 +430,7 @@ bool holds__of_tracelloc(pid_t pid)
 static int release(struct holds *h, pid_t pid, bool last)
 {
 	uint32_t key = pid, how;
+	bool traced = false;
 	int err = 0;
 
 	if (pid <= 0 || bpf_map_lookup_elem(h->map_fd, &key, &how))
@@ -436,8 +443,13 @@ static int release(struct holds *h, pid_t pid, bool last)
 	h->shared->releasing = pid;
 	if (!bpf_map_lookup_and_delete_elem(h->map_fd, &key, &how) &&
 	    !(last && held_by_another(h, pid, how)))
-		err = continue_held(pid, how);
+		err = continue_held(pid, how, &traced);
 	h->shared->releasing = 0;
+	if (traced) {
+		key |= HELD_OWED_CONT;
+		how = 0;
+		bpf_map_update_elem(h->map_fd, &key, &how, BPF_ANY);
+	}
 	return err;
 }
 

@@ -397,7 +397,9 @@ int target__wait_stopped(struct target *t)
 {
 	int i;
 
-	for (i = 0; proc_state(t->pid) != 'T'; i++) {
+	/* 't': a tracer that attached during our stop (strace -f's child)
+	 * holds it in a tracing stop now: it runs no code either */
+	for (i = 0; proc_state(t->pid) != 'T' && proc_state(t->pid) != 't'; i++) {
 		if (i >= STOP_WAIT_MS)
 			return -ETIMEDOUT;
 		if (kill(t->pid, 0))

@@ -33,8 +33,8 @@ struct target_user {
 int target__find_user(const char *name, struct target_user *user);
 /* target__launch as user (NULL: as tracelloc) */
 int target__launch_as(char *const argv[], const struct target_user *user, struct target **out);
-/* the BPF program stopped the target (SIGSTOP) at an exec: waits until it
- * is stopped (holds__release() lets it go) */
+/* the BPF program stopped the target (SIGSTOP) at an exec or a fork: waits
+ * until it is stopped, or in a tracer's stop (holds__release() lets it go) */
 int target__wait_stopped(struct target *t);
 /* lets a launched target run (no-op for -p) */
 int target__resume(struct target *t);

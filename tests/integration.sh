@@ -1958,6 +1958,22 @@ test_debugged_not_stopped() { # a process a debugger traces (ptrace) is never st
 		"debugged --follow-forks: the stops at its exec and ld.so's hook, not made"
 }
 
+test_follow_forks_under_strace() { # --follow-forks -- strace -f: strace seizes its child during tracelloc's stop at the fork and takes that stop for the child's own; the child's own SIGSTOP then waited for a SIGCONT strace had spent on ours (the run hung): now it gets one, and the run ends with the command
+	need_target forker || return
+	local run
+	for run in 1 2 3; do
+		rm -f "$T_DIR/st$run.log"
+		TL_TIMEOUT=30 tl_run "st$run" --follow-forks -i 0 -t 0 -- \
+			strace -f -o "$T_DIR/st$run.log" "$TB/forker"
+		check_normal_end "st$run" '^target exited with status 0; all traced processes exited$' \
+			"--follow-forks -- strace -f, run $run" || return
+		assert_grep "$T_DIR/st$run.log" "execve\\(\"$TB/forker\"" \
+			"--follow-forks -- strace -f, run $run: strace's child ran the program"
+		assert_grep "$T_DIR/st$run.log" '^[0-9]+ \+\+\+ exited with 0 \+\+\+$' \
+			"--follow-forks -- strace -f, run $run: the program exited 0 under strace"
+	done
+}
+
 test_thread_churn() { # 2000 short-lived threads: exact ledger, nothing lost, no call left untraced
 	need_target threadchurn || return
 	METRICS="count allocated" ledger_test threadchurn
