@@ -81,6 +81,8 @@ struct attach {
 	size_t nsites;
 	size_t nfamily_sites;	/* of elffacts__defs: one allocator is what we trace */
 	struct probe_def named_defs[MAX_NAMED_FNS];
+	/* a named function that is a known allocator's, probed as that */
+	const struct probe_def *named_known[MAX_NAMED_FNS];
 	bool multi;		/* one uprobe_multi link per object and direction */
 	struct bpf_link **links; /* otherwise one perf-event link per probe */
 	size_t nlinks;
@@ -192,14 +194,14 @@ static int add_object(struct attach *a, const char *name, int fd)
 	return 0;
 }
 
-static bool site_at(const struct attach *a, size_t object, uint64_t offset)
+static const struct site *site_at(const struct attach *a, size_t object, uint64_t offset)
 {
 	size_t i;
 
 	for (i = 0; i < a->nsites; i++)
 		if (a->sites[i].object == object && a->sites[i].file_offset == offset)
-			return true;
-	return false;
+			return &a->sites[i];
+	return NULL;
 }
 
 /* the cookie of def's probe at its entry */
@@ -213,6 +215,7 @@ static uint64_t site_cookie_at_entry(const struct attach *a, const struct probe_
 static int add_site(struct attach *a, const struct probe_def *def, const struct mapping *m, int fd,
 		    bool *any, uint64_t offset, uint64_t shift, uint64_t cookie)
 {
+	const struct site *same;
 	int err;
 
 	if (!*any) {
@@ -221,8 +224,13 @@ static int add_site(struct attach *a, const struct probe_def *def, const struct 
 			return err;
 		*any = true;
 	}
-	if (site_at(a, a->nobjects - 1, offset + shift))
+	same = site_at(a, a->nobjects - 1, offset + shift);
+	if (same) {
+		if (def >= a->named_defs && def < a->named_defs + MAX_NAMED_FNS &&
+		    !(same->def >= a->named_defs && same->def < a->named_defs + MAX_NAMED_FNS))
+			a->named_known[def - a->named_defs] = same->def;
 		return 0;
+	}
 	if (a->nsites == sizeof(a->sites) / sizeof(a->sites[0]))
 		return -E2BIG;
 	a->sites[a->nsites++] = (struct site){ .def = def, .object = a->nobjects - 1,
@@ -818,6 +826,13 @@ int attach__named_missing(const struct attach *a)
 			return (int)i;
 	}
 	return -1;
+}
+
+const char *attach__named_known(const struct attach *a, int i)
+{
+	const struct probe_def *def = i >= 0 && i < MAX_NAMED_FNS ? a->named_known[i] : NULL;
+
+	return def ? elffacts__family_name(def->lib) : NULL;
 }
 
 const char *attach__culprit(const struct attach *a)

@@ -79,6 +79,9 @@ void attach__verdict(const struct attach *a, pid_t pid, int err, char *buf, size
 /* the first of the named functions (attach_opts.named) that no object
  * probed so far defines; -1: none */
 int attach__named_missing(const struct attach *a);
+/* the allocator family ("glibc") whose function named function i is, probed
+ * as that one's and not again; NULL if it is none's */
+const char *attach__named_known(const struct attach *a, int i);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */
 const char *attach__link_kind(const struct attach *a);

@@ -303,6 +303,7 @@ static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
 	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .quiet = quiet,
 				     .sig_stacks = sig_stacks, .ctx = c, .snapshot = live,
 				     .attached_late = !c->opts->command,
+				     .held = live && traced__held(c->traced, pid),
 				     .pools = recording__pools(c->rec) };
 	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
 				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR") };

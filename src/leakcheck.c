@@ -514,6 +514,9 @@ static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 			open_mem(c, c->pid);
 		}
 		/* (a failed one is released after the stopped scan) */
+		if (o->held)
+			snprintf(why, sizeof(why), "tracelloc holds it stopped until its probes "
+				 "are attached");
 		snprintf(c->how, sizeof(c->how), "stopped scan: no snapshot, %s", why);
 	}
 }

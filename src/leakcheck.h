@@ -33,6 +33,9 @@ struct leakcheck_opts {
 	/* a copy-on-write snapshot is scanned while the process runs on (not
 	 * at its exit, where it waits anyway) */
 	bool snapshot;
+	/* stopped by tracelloc's own hold (its start, a fork, an exec): a
+	 * stopped scan, and said so (not job control's) */
+	bool held;
 	/* the records sent until the stop, read into the heap; and, while a
 	 * snapshot is scanned, those sent since */
 	void (*drain)(void *ctx);

@@ -20,6 +20,7 @@
 
 #include "http.h"
 #include "options.h"
+#include "say.h"
 #include "tracelloc.h"
 
 #define VERSION "0.1.0"
@@ -193,9 +194,8 @@ static int bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("tracelloc: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say__v(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return -EINVAL;

@@ -113,6 +113,8 @@ int recording__suppressions(const struct options *o, struct suppressions **out)
 		return say(-ENOMEM, "cannot build the suppressions");
 	for (i = 0; i < o->nsuppressions; i++) {
 		err = suppress__load(*out, o->suppressions[i], &line, why, sizeof(why));
+		if (err == -EINVAL && !line)
+			return say(0, "--suppressions %s: %s", o->suppressions[i], why);
 		if (err == -EINVAL)
 			return say(0, "%s:%d: %s", o->suppressions[i], line, why);
 		if (err)

@@ -231,10 +231,17 @@ bool snapshot__code_valid(pid_t pid, const struct snapshot_code *code)
 }
 
 /* the mapping named [stack] holds [lo, sp) */
-static bool on_main_stack(pid_t pid, uint64_t lo, uint64_t sp)
+/*
+ * Is [lo, sp) stack of the thread's own, to write frames in? The main
+ * thread's is [stack]. Another thread's is an anonymous mapping right above
+ * a guard (---p), as glibc and musl make them: a green thread's stack in the
+ * heap might have another block below its sp, and is not used.
+ */
+static bool on_own_stack(pid_t pid, uint64_t lo, uint64_t sp, bool main_thread)
 {
 	char path[64], line[512];
-	bool ok = false;
+	unsigned long long below_end = 0;
+	bool below_guard = false, ok = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
@@ -242,16 +249,23 @@ static bool on_main_stack(pid_t pid, uint64_t lo, uint64_t sp)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end;
+		unsigned long long start, end, ino;
 		char perms[8], name[64] = "";
 
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %63[^\n]", &start, &end, perms, name) < 3)
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %llu %63[^\n]", &start, &end, perms, &ino,
+			   name) < 4)
 			continue;
 		if (sp > start && sp <= end) {
-			ok = !strcmp(name, "[stack]") && perms[0] == 'r' && perms[1] == 'w' &&
-			     lo >= start;
+			ok = perms[0] == 'r' && perms[1] == 'w' && lo >= start;
+			if (main_thread)
+				ok = ok && !strcmp(name, "[stack]");
+			else
+				ok = ok && perms[3] == 'p' && !ino && !name[0] && below_guard &&
+				     below_end == start;
 			break;
 		}
+		below_guard = !strncmp(perms, "---p", 4);
+		below_end = end;
 	}
 	fclose(f);
 	return ok;
@@ -480,29 +494,78 @@ static int next_stop(pid_t tid, int *status)
 	return -EPROTO;
 }
 
-/* the thread that makes the copy: the main thread, on its own stack
- * (another's stack might be memory of the program's, a green thread's) */
-static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, char *why, size_t whylen)
+/* why thread i cannot make the copy, or NULL: it must not be stopped by
+ * job control, and must be in a call that restarts as it was, or in code */
+static const char *unfit(pid_t pid, const struct snapshot_thread *t)
 {
-	size_t i;
+	struct user_regs_struct r = t->regs;
 
-	for (i = 0; i < n; i++) {
-		struct user_regs_struct r = t[i].regs;
-
-		if (t[i].tid != pid)
-			continue;
-		if (t[i].job_stopped)
-			return fail(why, whylen, -EOPNOTSUPP, "the process is stopped (job control)");
-		if (!restartable(pid, &r))
-			return fail(why, whylen, -EOPNOTSUPP,
-				    "its main thread sleeps in a call a snapshot would cut short");
-		return (int)i;
-	}
-	return fail(why, whylen, -EOPNOTSUPP, "its main thread is gone");
+	if (t->job_stopped)
+		return "the process is stopped (job control)";
+	if (!restartable(pid, &r))
+		return "its main thread sleeps in a call a snapshot would cut short";
+	return NULL;
 }
 
-/* runs the thread's chain until the clone returns: the helper's pid, or
- * negative errno (the thread then waits at the clone's return) */
+/* the frames built for thread i, on its own stack; NULL or why not */
+static const char *make_image(pid_t pid, const struct snapshot_thread *t, bool main_thread,
+			      uint8_t *xstate, uint64_t sys_ret, uint64_t sigret, struct image *im)
+{
+	struct iovec xv = { xstate, MAX_XSTATE - 8 };
+	uint64_t mask = 0;
+
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_X86_XSTATE, &xv) ||
+	    ptrace(PTRACE_GETSIGMASK, t->tid, (void *)sizeof(mask), &mask))
+		return "its thread's state cannot be read";
+	/* ptrace puts XCR0 where a signal frame has its layout: the frame's */
+	if (xv.iov_len < 576 || xv.iov_len > MAX_XSTATE - 8)
+		return "its FPU state has an unknown layout";
+	fx_sw_bytes(xstate, xv.iov_len);
+	if (build(im, t->tid, &t->regs, xstate, xv.iov_len, sys_ret, sigret, mask))
+		return "its thread's frames cannot be made";
+	if (!on_own_stack(pid, im->base, t->regs.rsp, main_thread)) {
+		free(im->buf);
+		*im = (struct image){ 0 };
+		return main_thread ? "its main thread is not on its own stack" :
+				     "the thread is not on a stack of its own";
+	}
+	return NULL;
+}
+
+/*
+ * The thread that makes the copy, and its frames: the main thread where it
+ * can, else any other (a server's main thread often sleeps in nanosleep or
+ * poll with a timeout, whose restart a signal frame would lose, while its
+ * workers wait in futexes or run). The main thread's reason when none can.
+ */
+static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, uint8_t *xstate,
+		  uint64_t sys_ret, uint64_t sigret, struct image *im, char *why, size_t whylen)
+{
+	const char *main_why = "its main thread cannot be found", *no;
+	size_t i, k;
+
+	for (k = 0; k <= n; k++) {
+		/* the main thread first, then the others in order */
+		for (i = 0; k == 0 && i < n && t[i].tid != pid; i++)
+			;
+		if (k == 0 && i == n)
+			continue;
+		if (k > 0) {
+			i = k - 1;
+			if (t[i].tid == pid)
+				continue;
+		}
+		no = unfit(pid, &t[i]);
+		if (!no)
+			no = make_image(pid, &t[i], t[i].tid == pid, xstate, sys_ret, sigret, im);
+		if (!no)
+			return (int)i;
+		if (t[i].tid == pid)
+			main_why = no;
+	}
+	return fail(why, whylen, -EOPNOTSUPP, "%s", main_why);
+}
+
 static int run_clone(pid_t tid, struct image *im, const struct user_regs_struct *orig,
 		     uint64_t sigret)
 {
@@ -586,10 +649,9 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 		   void *ctx, struct snapshot **out, char *why, size_t whylen)
 {
 	uint8_t *xstate = NULL;
-	struct iovec xv;
 	struct image im = { 0 };
 	struct snapshot *s = NULL;
-	uint64_t sys_ret = 0, sigret = 0, mask = 0;
+	uint64_t sys_ret = 0, sigret = 0;
 	pid_t helper = -1, copy = 0;
 	bool reap = false;
 	int i, err, st;
@@ -612,27 +674,9 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 	xstate = calloc(1, MAX_XSTATE);
 	if (!xstate)
 		return -ENOMEM;
-	i = choose(pid, t, n, why, whylen);
+	i = choose(pid, t, n, xstate, sys_ret, sigret, &im, why, whylen);
 	if (i < 0) {
 		err = i;
-		goto out;
-	}
-	xv = (struct iovec){ xstate, MAX_XSTATE - 8 };
-	if (ptrace(PTRACE_GETREGSET, t[i].tid, (void *)NT_X86_XSTATE, &xv) ||
-	    ptrace(PTRACE_GETSIGMASK, t[i].tid, (void *)sizeof(mask), &mask)) {
-		err = fail(why, whylen, -EOPNOTSUPP, "its thread's state cannot be read");
-		goto out;
-	}
-	/* ptrace puts XCR0 where a signal frame has its layout: the frame's */
-	if (xv.iov_len < 576 || xv.iov_len > MAX_XSTATE - 8) {
-		err = fail(why, whylen, -EOPNOTSUPP, "its FPU state has an unknown layout");
-		goto out;
-	}
-	fx_sw_bytes(xstate, xv.iov_len);
-	if ((err = build(&im, t[i].tid, &t[i].regs, xstate, xv.iov_len, sys_ret, sigret, mask)))
-		goto out;
-	if (!on_main_stack(pid, im.base, t[i].regs.rsp)) {
-		err = fail(why, whylen, -EOPNOTSUPP, "its main thread is not on its own stack");
 		goto out;
 	}
 	if ((err = write_mem(t[i].tid, im.base, im.buf, im.len))) {

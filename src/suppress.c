@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* suppressions (see suppress.h) */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "suppress.h"
 
@@ -83,16 +86,50 @@ static int parse_line(struct suppressions *s, char *text, char *why, size_t len)
 	return add(s, text);
 }
 
+/* path, if it is a regular file: a FIFO would wait for a writer (opened
+ * here without waiting), a device may never end, a directory reads as EIO */
+static FILE *open_regular(const char *path, char *why, size_t len, int *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		*err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "%s, not a file of rules",
+			 S_ISDIR(st.st_mode) ? "a directory" :
+			 S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+			 S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
+		close(fd);
+		*err = -EINVAL;
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, 0);
+	f = fdopen(fd, "r");
+	if (!f) {
+		*err = -errno;
+		close(fd);
+	}
+	return f;
+}
+
 int suppress__load(struct suppressions *s, const char *path, int *line, char *why, size_t len)
 {
 	char text[4096];
-	FILE *f = fopen(path, "re");
+	FILE *f;
 	int err = 0;
 
 	*line = 0;
 	why[0] = '\0';
+	f = open_regular(path, why, len, &err);
 	if (!f)
-		return -errno;
+		return err;
 	while (!err && fgets(text, sizeof(text), f)) {
 		(*line)++;
 		if (!strchr(text, '\n') && !feof(f)) {

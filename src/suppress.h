@@ -20,8 +20,9 @@ struct suppressions;
 struct suppressions *suppress__new(bool builtin);
 void suppress__destroy(struct suppressions *s);
 
-/* path's rules; -EINVAL for a bad line (*line says which, why says what),
- * other negative errno when it cannot be read */
+/* path's rules; -EINVAL for a bad line (*line says which, why says what)
+ * or a path that is no regular file (*line 0, why says what it is), other
+ * negative errno when it cannot be read */
 int suppress__load(struct suppressions *s, const char *path, int *line, char *why, size_t len);
 /* rules loaded (the built-in one included) */
 size_t suppress__count(const struct suppressions *s);

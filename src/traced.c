@@ -159,6 +159,11 @@ static int named_found(struct traced *t, const struct proc *p)
 	if (missing < 0 || found_by_name(t, p))
 		return 0;
 	f = &t->opts->named.fn[missing];
+	if (attach__named_known(p->attach, missing))
+		return say(0, "%s '%s': %s is %s's, which tracelloc traces already as that; %s "
+			   "names a function of the program's own (a pool's, an arena's)",
+			   named__option(f->kind), f->spec, f->symbol,
+			   attach__named_known(p->attach, missing), named__option(f->kind));
 	return say(0, "%s '%s': pid %d has no function %s%s%s", named__option(f->kind), f->spec,
 		   proc_pid(p), f->symbol, f->lib ? " in an object named " : "",
 		   f->lib ? f->lib : "");
@@ -784,6 +789,11 @@ void traced__destroy(struct traced *t)
 		programs__destroy(t->procs[i].programs);
 	}
 	free(t);
+}
+
+bool traced__held(const struct traced *t, pid_t pid)
+{
+	return holds__has(t->holds, pid);
 }
 
 bool traced__several(const struct traced *t)

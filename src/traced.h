@@ -40,6 +40,9 @@ void traced__set_rooms(struct traced *t, struct tracer *tracer, struct recording
 void traced__close(struct traced *t);
 void traced__destroy(struct traced *t);
 
+/* pid is stopped by tracelloc's own hold (its start, a fork, an exec),
+ * until its probes are attached */
+bool traced__held(const struct traced *t, pid_t pid);
 bool traced__several(const struct traced *t);
 /* the first process, and an fd that polls readable once it has exited (0
  * and -1: none); by_name: one found by --comm's name counts too */

@@ -912,6 +912,41 @@ test_bad_named_fns() { # --alloc-fn and the rest: a malformed spec, an argument 
 	marker_cmd
 	tl_run bad --alloc-fn libnosuch:pool_alloc:size=arg2 -- "$TB/pooled"
 	bad_input_check "a function in a library the target lacks"
+	# a function of an allocator tracelloc knows: the rule said, not "no function"
+	marker_cmd
+	tl_run bad --free-fn free:ptr=arg1 -- "$TB/pooled"
+	bad_input_check "--free-fn free"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: --free-fn 'free:ptr=arg1': free is glibc's, which tracelloc traces already as that; --free-fn names a function of the program's own \\(a pool's, an arena's\\)$" \
+		"--free-fn free: glibc's, traced already"
+	marker_cmd
+	tl_run bad --alloc-fn malloc:size=arg1 -- "$TB/pooled"
+	bad_input_check "--alloc-fn malloc"
+	assert_grep "$T_DIR/bad.err" "^tracelloc: --alloc-fn 'malloc:size=arg1': malloc is glibc's" "--alloc-fn malloc: glibc's"
+	# what a name holds reaches the terminal escaped, and a long one by its ends
+	marker_cmd
+	tl_run bad --alloc-fn "$(printf 'my\033[31m\npool:size=arg1')" -- "$TB/pooled"
+	bad_input_check "--alloc-fn with an escape and a newline"
+	assert_no_grep "$T_DIR/bad.err" "$(printf '\033')" "--alloc-fn: no escape character reaches stderr"
+	assert_grep "$T_DIR/bad.err" "'my\\\\x1b\\[31m\\\\x0apool:size=arg1'" "--alloc-fn: the escape and the newline shown as \\xNN"
+	marker_cmd
+	tl_run bad --alloc-fn "$(head -c 100000 /dev/zero | tr '\0' a):size=arg1" -- "$TB/pooled"
+	bad_input_check "--alloc-fn of a 100,000-byte name"
+	assert_eq "$(awk '{ print (length($0) < 1000) }' "$T_DIR/bad.err")" 1 "--alloc-fn of a 100,000-byte name: one short line"
+	assert_grep "$T_DIR/bad.err" '\[\.\.\. [0-9]+ more bytes \.\.\.\]' "--alloc-fn of a 100,000-byte name: shown by its ends"
+}
+
+test_bad_suppressions_file() { # --suppressions naming a FIFO (no writer), a directory, a device: refused at once with what it is, nothing run, nothing waits
+	need_target lost || return
+	local f
+	mkfifo "$T_DIR/fifo"
+	mkdir "$T_DIR/dir"
+	for f in "$T_DIR/fifo:a FIFO" "$T_DIR/dir:a directory" "/dev/zero:a device" "/dev/null:a device"; do
+		marker_cmd
+		TL_TIMEOUT=10 tl_run bad --suppressions "${f%%:*}" -- "$TB/lost" exit
+		bad_input_check "--suppressions ${f#*:}"
+		assert_grep "$T_DIR/bad.err" "^tracelloc: --suppressions ${f%%:*}: ${f#*:}, not a file of rules$" \
+			"--suppressions ${f#*:}: said what it is"
+	done
 }
 
 test_suppressions() { # --suppressions FILE (leak:PATTERN): the stacks matched leave the report, the folded stacks and the leak check's classes; the summary says what; a bad file: FILE:LINE and exit 1, before tracing
@@ -1111,10 +1146,10 @@ snapped_state() {
 	wait_for_grep "$1.out" '^sigchld ' 10 "$2" && cat "$1.out"
 }
 
-test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write snapshot, its thread's registers and FPU whole, no SIGCHLD, nothing to wait for, no copy left; a short sleep started over; a seccomp filter or a long relative sleep: a stopped scan that says why
+test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write snapshot, its thread's registers and FPU whole, no SIGCHLD, nothing to wait for, no copy left; a short sleep started over; a main thread in a long nanosleep or poll: the snapshot made by another thread; a seccomp filter, or no thread that can make it: a stopped scan that says why
 	need_target snapped || return
 	local tpid i n st mode why
-	for mode in run nap seccomp sleep; do
+	for mode in run nap seccomp sleep poll sleepall; do
 		rm -f "$T_DIR/sn$mode.ready"
 		TL_ENV=(TL_READY="$T_DIR/sn$mode.ready")
 		# (with --follow-forks: the snapshot's clones are no forks to follow)
@@ -1144,9 +1179,9 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 		wait_pid "$TL_PID" 30 || fail "snapped $mode: tracelloc did not end"
 		assert_eq "$WAIT_RC" 0 "snapped $mode: tracelloc's exit status"
 		case $mode in
-		run | nap) why="snapshot" ;;
+		run | nap | sleep | poll) why="snapshot" ;;
 		seccomp) why="stopped scan: no snapshot, it runs under a seccomp filter" ;;
-		sleep) why="stopped scan: no snapshot, its main thread sleeps in a call a snapshot would cut short" ;;
+		sleepall) why="stopped scan: no snapshot, its main thread sleeps in a call a snapshot would cut short" ;;
 		esac
 		assert_eq "$(grep -c "^leak check of pid $tpid ($why: the target was stopped [0-9.]* ms" "$T_DIR/sn$mode.out")" \
 			"$((n + 1))" "snapped $mode: each check by $why"

@@ -7,23 +7,31 @@
  * thread writes to $TL_READY's file.out what it saw: "sigchld N wait E
  * wall W errors K rounds R" (E, W: errno of waitpid(-1, WNOHANG) and of the
  * same with __WALL: 10, no child, when the snapshot left nothing behind).
- * Leaks 10 blocks of 100 bytes (dropped). "seccomp": first a filter that
+ * Leaks 10 blocks of 100 bytes (dropped). A sleep of the main thread cut
+ * short (EINTR) counts as an error. "seccomp": first a filter that
  * refuses clone with EPERM (a snapshot cannot be made: the check scans it
  * stopped); "sleep": the main thread sleeps 200 ms in nanosleep after each
- * round (too long to start over: a stopped scan), "nap": 20 ms (started
- * over: a snapshot).
+ * round (too long to start over: the second thread, in sigwait, makes the
+ * snapshot), "nap": 20 ms (started over: the main thread makes it), "poll":
+ * poll with a timeout of 5 s after each round (the second thread makes it),
+ * "sleepall": the main thread as "sleep", and the second waits for SIGUSR1
+ * in poll with a timeout of 5 s (a signalfd): no thread can make it, a
+ * stopped scan.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +62,28 @@ static void refuse_clone(void)
 	lg_check(!prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), "seccomp");
 }
 
+static bool g_poll_signals;
+
+/* the next SIGUSR1: by sigwait, or by poll on a signalfd with a timeout */
+static int next_signal(sigset_t *set, int *sig)
+{
+	static int sfd = -1;
+	struct signalfd_siginfo si;
+	struct pollfd p;
+
+	if (!g_poll_signals)
+		return sigwait(set, sig);
+	if (sfd < 0 && (sfd = signalfd(-1, set, SFD_CLOEXEC)) < 0)
+		return -1;
+	for (;;) {
+		p = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (poll(&p, 1, 5000) == 1 && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			*sig = (int)si.ssi_signo;
+			return 0;
+		}
+	}
+}
+
 static void *reporter(void *arg)
 {
 	const char *ready = getenv("TL_READY");
@@ -62,7 +92,7 @@ static void *reporter(void *arg)
 	int sig, st, n, fd, e1, e2;
 
 	for (;;) {
-		if (sigwait(set, &sig))
+		if (next_signal(set, &sig))
 			return NULL;
 		e1 = waitpid(-1, &st, WNOHANG) < 0 ? errno : 0;
 		e2 = waitpid(-1, &st, WNOHANG | __WALL) < 0 ? errno : 0;
@@ -111,13 +141,19 @@ int main(int argc, char **argv)
 {
 	static sigset_t set;
 	struct sigaction sa = { .sa_handler = on_sigchld };
-	long sleep_ms = argc < 2 ? 0 : !strcmp(argv[1], "sleep") ? 200 : !strcmp(argv[1], "nap") ? 20 : 0;
+	const char *mode = argc < 2 ? "run" : argv[1];
+	long sleep_ms = !strcmp(mode, "sleep") || !strcmp(mode, "sleepall") ? 200 :
+			!strcmp(mode, "nap") ? 20 : 0;
+	bool poll_main = !strcmp(mode, "poll");
+	int fds[2];
 	pthread_t t;
 
 	sigaction(SIGCHLD, &sa, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+	g_poll_signals = !strcmp(mode, "sleepall");
+	lg_check(!pipe(fds), "pipe");
 	lg_check(!pthread_create(&t, NULL, reporter, &set), "pthread_create");
 	if (argc > 1 && !strcmp(argv[1], "seccomp"))
 		refuse_clone();
@@ -139,7 +175,15 @@ int main(int argc, char **argv)
 		if (sleep_ms) {
 			struct timespec ts = { 0, sleep_ms * 1000 * 1000 };
 
-			nanosleep(&ts, NULL);
+			/* cut short (EINTR): the snapshot broke its restart */
+			if (nanosleep(&ts, NULL))
+				g_errors++;
+		}
+		if (poll_main) {
+			struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+			if (poll(&p, 1, 5000))
+				g_errors++;
 		}
 	}
 }
