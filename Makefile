@@ -261,7 +261,22 @@ $(OUT)/tests/nolibc: tests/targets/nolibc.c | $(OUT)/tests
 $(OBJ)/tests/unit: $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(LIB_OBJS) | $(OBJ)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS)
 
-targets: $(TEST_TARGETS) $(RUST_TARGETS) $(OUT)/demo
+# the peers' leak cases (tests/peers.sh): each its own program, built as
+# its header's cflags line says (-O0 where it says nothing)
+PEER_SRCS := $(filter-out tests/peers/lib%.c,$(wildcard tests/peers/*.c))
+PEER_TARGETS := $(patsubst tests/peers/%.c,$(OUT)/tests/peers/%,$(PEER_SRCS)) \
+		$(patsubst tests/peers/%.c,$(OUT)/tests/peers/%.so,$(wildcard tests/peers/lib*.c))
+
+$(OUT)/tests/peers:
+	mkdir -p $@
+
+$(OUT)/tests/peers/lib%.so: tests/peers/lib%.c | $(OUT)/tests/peers
+	$(CC) -O0 -g -shared -fPIC -o $@ $<
+
+$(OUT)/tests/peers/%: tests/peers/%.c tests/peers/peer.h | $(OUT)/tests/peers
+	$(CC) -g -pthread $$(sed -n 's/^ \* cflags: //p' $< | grep . || echo -O0) -o $@ $< -ldl
+
+targets: $(TEST_TARGETS) $(RUST_TARGETS) $(OUT)/demo $(PEER_TARGETS)
 
 $(OUT)/demo: scripts/demo.c | $(OUT)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -78,6 +78,7 @@ run_pass() {
 	run_suite svg_browser tests/svg_browser.sh
 	run_suite pprof tests/pprof.sh
 	run_suite servers tests/servers.sh
+	run_suite peers tests/peers.sh
 	if [ -n "${TL_SANITIZER_LOGS:-}" ]; then
 		rm -rf "$TL_SANITIZER_LOGS"
 		unset TL_SANITIZER_LOGS ASAN_OPTIONS UBSAN_OPTIONS
