@@ -43,7 +43,7 @@ struct leakcheck {
 	/* the copy's own memory streamed by it; the mapping it made for that */
 	struct memstream *stream;
 	uint64_t scratch_start, scratch_end;
-	char how[160];
+	char how[320];
 	int scan_err;
 	atomic_bool scanned;
 	int done_fd;		/* an eventfd the scan's thread ends with */
@@ -62,7 +62,19 @@ struct leakcheck {
 	/* the named allocators' slabs: roots but for the blocks inside */
 	struct range *slabs;
 	size_t nslabs;
+	/* pages a fork leaves out of the copy (MADV_DONTFORK) or gives it as
+	 * zeros (MADV_WIPEONFORK): found before the stop, read from the process
+	 * during it, scanned as roots */
+	struct range *unforked;
+	size_t nunforked;
+	uint64_t *unforked_words;
+	size_t nunforked_words;
+	uint64_t unforked_unread;	/* bytes past UNFORKED_MAX, not read */
 };
+
+/* what the stop may read of pages the copy lacks (they are small: a
+ * driver's buffers, a key kept out of children) */
+#define UNFORKED_MAX (16ULL << 20)
 
 /* through /proc/PID/mem, not process_vm_readv: that pins the pages it
  * reads, and pinning a page shared copy-on-write (every page of a
@@ -95,6 +107,76 @@ static bool stopped_already(const struct leakcheck *c, pid_t tid)
 		if (c->threads[i].tid == tid)
 			return true;
 	return false;
+}
+
+/* the process's writable mappings a fork leaves out or wipes, from smaps
+ * (VmFlags dc, wf), before the stop: reading smaps walks every page table */
+static void find_unforked(struct leakcheck *c)
+{
+	unsigned long long start = 0, end = 0;
+	char path[64], line[1024], perms[8] = "";
+	struct range *r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", c->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e;
+		char p[8];
+
+		/* (a field line that begins with a hex digit, "AnonHugePages:",
+		 * would scan a number) */
+		if (sscanf(line, "%llx-%llx %7s", &s, &e, p) == 3) {
+			start = s;
+			end = e;
+			memcpy(perms, p, sizeof(perms));
+			continue;
+		}
+		if (strncmp(line, "VmFlags:", 8) || perms[0] != 'r' || perms[1] != 'w' ||
+		    (!strstr(line, " dc") && !strstr(line, " wf")))
+			continue;
+		r = realloc(c->unforked, (c->nunforked + 1) * sizeof(*r));
+		if (!r)
+			break;
+		c->unforked = r;
+		r[c->nunforked++] = (struct range){ start, end };
+	}
+	fclose(f);
+}
+
+/* their words, read from the stopped process */
+static void read_unforked(struct leakcheck *c)
+{
+	uint64_t total = 0, len, *w;
+	char path[64];
+	size_t i;
+	ssize_t got;
+	int fd;
+
+	for (i = 0; i < c->nunforked; i++)
+		total += c->unforked[i].end - c->unforked[i].start;
+	if (!total)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", c->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	w = fd >= 0 ? malloc(total < UNFORKED_MAX ? total : UNFORKED_MAX) : NULL;
+	for (i = 0; w && i < c->nunforked; i++) {
+		len = c->unforked[i].end - c->unforked[i].start;
+		if (c->nunforked_words * 8 + len > UNFORKED_MAX) {
+			c->unforked_unread += len;
+			continue;
+		}
+		got = pread(fd, w + c->nunforked_words, len, (off_t)c->unforked[i].start);
+		if (got > 0)
+			c->nunforked_words += (size_t)got / 8;
+	}
+	if (!w)
+		c->unforked_unread = total;
+	c->unforked_words = w;
+	if (fd >= 0)
+		close(fd);
 }
 
 /* seizes and interrupts tid, and waits for its stop; negative errno */
@@ -419,6 +501,8 @@ static int scan(struct leakcheck *c)
 {
 	int err = register_roots(c);
 
+	if (!err && c->nunforked_words)
+		err = leaks__root_words(c->leaks, c->unforked_words, c->nunforked_words);
 	if (!err)
 		err = maps_roots(c);
 	if (!err)
@@ -527,8 +611,10 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 	int err;
 
 	/* outside the stop: reading the code for them takes milliseconds */
-	if (o->snapshot)
+	if (o->snapshot) {
 		snapshot__find_code(c->pid, &c->code);
+		find_unforked(c);
+	}
 	t0 = clock__now_ns();
 	err = stop_all(c);
 
@@ -543,7 +629,18 @@ static int check(struct leakcheck *c, const struct leakcheck_opts *o, struct hea
 			make_copy(c, o);
 	}
 	if (!err && snapshot__pid(c->snap)) {
+		read_unforked(c);
 		let_go(c);
+		if (c->nunforked_words)
+			snprintf(c->how + strlen(c->how), sizeof(c->how) - strlen(c->how),
+				 ", with %llu KiB a fork leaves out (MADV_DONTFORK, MADV_WIPEONFORK) "
+				 "read from the process",
+				 (unsigned long long)(c->nunforked_words * 8 + 1023) / 1024);
+		if (c->unforked_unread)
+			snprintf(c->how + strlen(c->how), sizeof(c->how) - strlen(c->how),
+				 ", %llu KiB of it not read (a block only it points to may be "
+				 "called lost)",
+				 (unsigned long long)(c->unforked_unread + 1023) / 1024);
 		c->stopped_ms = (clock__now_ns() - t0) / 1e6;
 		/* the model is still of the instant: nothing read since */
 		t1 = clock__now_ns();
@@ -610,6 +707,8 @@ void leakcheck__destroy(struct leakcheck *c)
 	free(c->sig_sp);
 	free(c->own);
 	free(c->slabs);
+	free(c->unforked);
+	free(c->unforked_words);
 	free(c);
 }
 

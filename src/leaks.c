@@ -650,6 +650,18 @@ int leaks__root_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_b
 	return err ? err : drain(l);
 }
 
+int leaks__root_words(struct leaks *l, const uint64_t *words, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	l->leader = NO_CLIQUE;
+	l->definite = true;
+	for (i = 0; i < n && !err; i++)
+		err = visit(l, words[i]);
+	return err ? err : drain(l);
+}
+
 int leaks__root_word(struct leaks *l, uint64_t word)
 {
 	int err;

@@ -87,6 +87,8 @@ int leaks__seal(struct leaks *l);
 int leaks__root_range(struct leaks *l, uint64_t start, uint64_t end, bool skip_blocks);
 /* a word that is a root (a register); negative errno */
 int leaks__root_word(struct leaks *l, uint64_t word);
+/* n words read elsewhere (memory the copy lacks), each a root */
+int leaks__root_words(struct leaks *l, const uint64_t *words, size_t n);
 /* the rest: cliques of the unreached, and every block's class; negative
  * errno (out of memory: the unreached are then all definitely lost) */
 int leaks__classify(struct leaks *l);

@@ -1195,6 +1195,27 @@ test_leak_check_snapshot() { # --leak-check on a running target: a copy-on-write
 	done
 }
 
+test_leak_check_unforked() { # blocks whose only pointers lie in MADV_DONTFORK and MADV_WIPEONFORK pages (which a snapshot's copy lacks or has as zeros): read from the stopped process, reachable; the 10 dropped blocks alone lost, and the header says so
+	need_target unforked || return
+	local tpid
+	rm -f "$T_DIR/uf.ready"
+	TL_ENV=(TL_READY="$T_DIR/uf.ready")
+	tl_bg uf --leak-check -i 0 -t 3 -- "$TB/unforked"
+	wait_for_grep "$T_DIR/uf.ready" '^ready [0-9]+$' 20 "$TL_PID" || { fail "unforked: not ready"; return; }
+	tpid=$(awk '{ print $2 }' "$T_DIR/uf.ready")
+	kill -USR1 "$TL_PID"
+	wait_for_grep "$T_DIR/uf.out" '^ +still reachable: ' 20 "$TL_PID" || fail "unforked: no check"
+	kill -INT "$TL_PID"
+	wait_pid "$TL_PID" 20
+	kill "$tpid" 2>/dev/null
+	assert_grep "$T_DIR/uf.out" "^leak check of pid $tpid \(snapshot, with 8 KiB a fork leaves out \(MADV_DONTFORK, MADV_WIPEONFORK\) read from the process: the target was stopped " \
+		"unforked: a snapshot, and the pages read from the process said"
+	assert_eq "$(grep -m1 -E '^ +definitely lost: ' "$T_DIR/uf.out" | sed 's/^ *//')" "definitely lost: 10,000 bytes in 10 blocks" \
+		"unforked: the dropped blocks alone are lost"
+	assert_eq "$(grep -m1 -E '^ +still reachable: ' "$T_DIR/uf.out" | sed 's/^ *//')" "still reachable: 32,000 bytes in 8 blocks" \
+		"unforked: the blocks only those pages point to are reachable"
+}
+
 test_leak_check_fork_refused() { # a snapshot's fork refused (a cgroup's pid limit: at the helper, then at the copy): a stopped scan that says why, the target unharmed, nothing left behind
 	need_target snapped || return
 	local cg=/sys/fs/cgroup/pids/tl-snap-$$ tpid room st
