@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "allocfns.h"
+#include "cgroupmem.h"
 #include "clock.h"
 #include "heap.h"
 #include "leakcheck.h"
@@ -27,6 +28,7 @@
 #include "memstream.h"
 #include "pools.h"
 #include "processes.h"
+#include "procfs.h"
 #include "snapshot.h"
 
 #define MAX_THREADS 4096
@@ -582,11 +584,39 @@ static void start_stream(struct leakcheck *c)
 	}
 }
 
+/*
+ * A snapshot's cost to the target's cgroup: every page that the target or
+ * its copy writes while the scan runs is copied and charged there, and so
+ * are the copy's page tables. Where the target's anonymous memory would not
+ * fit in the room its cgroup has left (a worst case: it writes every page),
+ * no copy is made: its cgroup's OOM killer could pick the target.
+ */
+static bool copy_fits(const struct leakcheck *c, char *why, size_t len)
+{
+	char path[64], status[4096], *at;
+	uint64_t room, limit, anon, need;
+
+	if (cgroupmem__headroom(c->pid, &room, &limit))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/status", c->pid);
+	if (procfs__read(path, status, sizeof(status)) < 0 || !(at = strstr(status, "\nRssAnon:")))
+		return true;
+	anon = strtoull(at + strlen("\nRssAnon:"), NULL, 10) << 10;
+	need = anon + anon / 512;
+	if (room >= need)
+		return true;
+	snprintf(why, len, "its copy-on-write could take its cgroup over its memory limit "
+		 "(%.1f MiB resident, %.1f MiB free of %.1f MiB)", anon / 1048576.0,
+		 room / 1048576.0, limit / 1048576.0);
+	return false;
+}
+
 static void make_copy(struct leakcheck *c, const struct leakcheck_opts *o)
 {
-	char why[128];
-	int err = snapshot__take(c->pid, &c->code, c->threads, c->ntids, o->quiet, o->ctx, &c->snap, why,
-				 sizeof(why));
+	char why[192];
+	int err = copy_fits(c, why, sizeof(why)) ?
+		  snapshot__take(c->pid, &c->code, c->threads, c->ntids, o->quiet, o->ctx, &c->snap,
+				 why, sizeof(why)) : -ENOMEM;
 
 	if (!err && !open_mem(c, snapshot__pid(c->snap))) {
 		snprintf(c->how, sizeof(c->how), "snapshot");

@@ -1216,6 +1216,39 @@ test_leak_check_unforked() { # blocks whose only pointers lie in MADV_DONTFORK a
 		"unforked: the blocks only those pages point to are reachable"
 }
 
+test_leak_check_cgroup_room() { # a target in a memory cgroup with less room than its anonymous memory: no snapshot (its copy-on-write could take the cgroup over its limit), a stopped scan that says so, the target unharmed; with room enough, a snapshot
+	need_target unforked || return
+	local cg tpid lim_file use_file
+	if [ -d /sys/fs/cgroup/memory ]; then
+		cg=/sys/fs/cgroup/memory/tl-room-$$ lim_file=memory.limit_in_bytes use_file=memory.usage_in_bytes
+	elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		cg=/sys/fs/cgroup/tl-room-$$ lim_file=memory.max use_file=memory.current
+	else
+		fail "no memory cgroup controller to test with"
+		return
+	fi
+	mkdir "$cg" || { fail "cannot make $cg"; return; }
+	rm -f "$T_DIR/cr.ready"
+	TL_READY="$T_DIR/cr.ready" "$TB/unforked" 64 >"$T_DIR/cr.tout" 2>&1 &
+	tpid=$!
+	register_pid "$tpid"
+	wait_for_grep "$T_DIR/cr.ready" '^ready [0-9]+$' 20 "$tpid" || { fail "unforked 64: not ready"; rmdir "$cg"; return; }
+	echo "$tpid" >"$cg/cgroup.procs"
+	# room: 16 MiB over what the cgroup holds now, its 64 MiB resident elsewhere charged
+	echo $(($(cat "$cg/$use_file") + (16 << 20))) >"$cg/$lim_file"
+	tl_run cr1 --leak-check -i 0 -t 0 -d 0.5 -p "$tpid"
+	assert_eq "$TL_RC" 0 "cgroup room: exit status"
+	assert_grep "$T_DIR/cr1.out" "^leak check of pid $tpid \\(stopped scan: no snapshot, its copy-on-write could take its cgroup over its memory limit \\([0-9.]+ MiB resident, [0-9.]+ MiB free of [0-9.]+ MiB\\): the target was stopped" \
+		"cgroup room: a stopped scan, and why"
+	pid_alive "$tpid" || fail "cgroup room: the target died"
+	echo $((4 << 30)) >"$cg/$lim_file"
+	tl_run cr2 --leak-check -i 0 -t 0 -d 0.5 -p "$tpid"
+	assert_grep "$T_DIR/cr2.out" "^leak check of pid $tpid \\(snapshot" "cgroup room enough: a snapshot"
+	kill "$tpid"
+	wait "$tpid" 2>/dev/null
+	rmdir "$cg"
+}
+
 test_leak_check_fork_refused() { # a snapshot's fork refused (a cgroup's pid limit: at the helper, then at the copy): a stopped scan that says why, the target unharmed, nothing left behind
 	need_target snapped || return
 	local cg=/sys/fs/cgroup/pids/tl-snap-$$ tpid room st

@@ -3,8 +3,9 @@
  * A target for the leak check's pages a fork leaves out: 4 blocks of 4,000
  * bytes whose only pointers lie in a page marked MADV_DONTFORK (absent from
  * a fork's copy) and 4 in one marked MADV_WIPEONFORK (zeros in the copy),
- * and 10 blocks of 1,000 bytes dropped (lost). Writes $TL_READY, then waits
- * until killed.
+ * and 10 blocks of 1,000 bytes dropped (lost). "unforked MIB": MIB MiB
+ * more, written, in blocks of 1 MiB a global array holds. Writes $TL_READY,
+ * then waits until killed.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -45,8 +46,12 @@ __attribute__((noinline)) static void scrub(void)
 	memset((char *)area, 0, sizeof(area));
 }
 
-int main(void)
+static void **held;
+
+int main(int argc, char **argv)
 {
+	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 0, i;
+
 	void **dc = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	void **wf = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -54,6 +59,10 @@ int main(void)
 	lg_check(!madvise(dc, 4096, MADV_DONTFORK), "MADV_DONTFORK");
 	lg_check(!madvise(wf, 4096, MADV_WIPEONFORK), "MADV_WIPEONFORK");
 	make(dc, wf);
+	held = mib ? calloc(mib, sizeof(*held)) : NULL;
+	for (i = 0; held && i < mib; i++)
+		if ((held[i] = malloc(1 << 20)))
+			memset(held[i], 1, 1 << 20);
 	scrub();
 	tl_ready();
 	for (;;)
