@@ -584,54 +584,129 @@ static int print_allocators(FILE *out, struct profile *p, const struct report_op
 	return 0;
 }
 
-static int by_exit_desc(const void *a, const void *b, void *arg)
+/* a row of the stacks held at exit: one call site of one program */
+struct held_row {
+	const struct profile_stack *s;	/* the one that held the most: shown */
+	uint64_t bytes, blocks, calls;
+	size_t stacks;
+};
+
+static int by_held_desc(const void *a, const void *b, void *arg)
 {
-	const struct profile_stack *x = *(const struct profile_stack *const *)a;
-	const struct profile_stack *y = *(const struct profile_stack *const *)b;
+	const struct held_row *x = a, *y = b;
 
 	(void)arg;
-	if (x->totals.exit_bytes != y->totals.exit_bytes)
-		return x->totals.exit_bytes < y->totals.exit_bytes ? 1 : -1;
-	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return x->s->stack_id < y->s->stack_id ? -1 : x->s->stack_id > y->s->stack_id;
+}
+
+/* the frames of a stack less their processes' numbers, hashed */
+static uint64_t site_hash(const struct profile *p, const struct profile_stack *s)
+{
+	uint32_t n, i;
+	const uint64_t *f = profile__frames(p, s, &n);
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ s->fn ^ ((uint64_t)n << 32);
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (f[i] & ~PROC_MASK)) * 0x100000001b3ULL;
+	return h;
+}
+
+/* the same call site in processes that name their frames alike (a fork's
+ * children, the keeper of those that ended: one symbolizer, one layout) */
+static bool same_site(const struct profile *p, const struct profile_stack *x,
+		      const struct profile_stack *y)
+{
+	const struct processes *ps = p->opts.processes;
+	const struct symbolizer *sx, *sy;
+	const uint64_t *fx, *fy;
+	uint32_t nx, ny, i;
+
+	if (!ps || x->fn != y->fn)
+		return false;
+	sx = processes__symbolizer(ps, profile__process_id(p, x));
+	sy = processes__symbolizer(ps, profile__process_id(p, y));
+	if (!sx || sx != sy)
+		return false;
+	fx = profile__frames(p, x, &nx);
+	fy = profile__frames(p, y, &ny);
+	if (nx != ny)
+		return false;
+	for (i = 0; i < nx; i++)
+		if ((fx[i] ^ fy[i]) & ~PROC_MASK)
+			return false;
+	return true;
 }
 
 /* several processes: the stacks of what the exited ones held at their
- * exits (no longer live): a leak in a worker that lives for one request */
+ * exits (no longer live): a leak in a worker that lives for one request.
+ * A call site of one program is one row, whether its processes were
+ * merged into their command's keeper yet or not */
 static int print_held_at_exit(FILE *out, struct profile *p, const struct report_opts *o)
 {
-	const struct profile_stack **held;
+	struct held_row *rows;
+	size_t *slots, nslots, n = 0, nrows = 0, i, k;
 	uint64_t total = 0;
-	size_t n = 0, i;
 	char size[32];
-	int err;
+	int err = 0;
 
 	for (i = 0; i < p->count; i++)
 		n += p->stacks[i].totals.exit_bytes > 0;
 	if (!n)
 		return 0;
-	held = calloc(n, sizeof(*held));
-	if (!held)
+	nslots = 2 * n;
+	rows = calloc(n, sizeof(*rows));
+	slots = calloc(nslots, sizeof(*slots));
+	if (!rows || !slots) {
+		free(rows);
+		free(slots);
 		return -ENOMEM;
-	for (i = 0, n = 0; i < p->count; i++) {
-		if (!p->stacks[i].totals.exit_bytes || !profile__kept(p, &p->stacks[i]))
-			continue;
-		held[n++] = &p->stacks[i];
-		total += p->stacks[i].totals.exit_bytes;
 	}
-	err = profile__sort(p, held, n, sizeof(*held), by_exit_desc, NULL);
+	for (i = 0; i < p->count; i++) {
+		const struct profile_stack *s = &p->stacks[i];
+		struct held_row *r = NULL;
+
+		if (!s->totals.exit_bytes || !profile__kept(p, s))
+			continue;
+		/* slots hold row + 1; 0 is empty */
+		for (k = site_hash(p, s) % nslots; slots[k]; k = (k + 1) % nslots)
+			if (same_site(p, rows[slots[k] - 1].s, s)) {
+				r = &rows[slots[k] - 1];
+				break;
+			}
+		if (!r) {
+			r = &rows[nrows++];
+			slots[k] = nrows;
+			r->s = s;
+		} else if (s->totals.exit_bytes > r->s->totals.exit_bytes) {
+			r->s = s;
+		}
+		r->bytes += s->totals.exit_bytes;
+		r->blocks += s->totals.exit_count;
+		r->calls += s->totals.alloc_count;
+		r->stacks++;
+		total += s->totals.exit_bytes;
+	}
+	free(slots);
+	err = profile__sort(p, rows, nrows, sizeof(*rows), by_held_desc, NULL);
 	report__human_bytes(total, size, sizeof(size));
 	if (!err)
 		fprintf(out, "%s==> %zu top stacks held at exit out of %zu for a total of %s, by "
-			"the processes that exited%s\n", BOLD(o), n < (size_t)o->top ? n : (size_t)o->top,
-			n, size, RESET(o));
-	for (i = 0; !err && i < n && i < (size_t)o->top; i++) {
-		report__human_bytes(held[i]->totals.exit_bytes, size, sizeof(size));
+			"the processes that exited%s\n", BOLD(o),
+			nrows < (size_t)o->top ? nrows : (size_t)o->top, nrows, size, RESET(o));
+	for (i = 0; !err && i < nrows && i < (size_t)o->top; i++) {
+		report__human_bytes(rows[i].bytes, size, sizeof(size));
 		fprintf(out, "    %2zu: %s%s%s held at exit in %" PRIu64 " blocks, %" PRIu64
-			" allocation calls\n", i + 1, SIZE(o), size, RESET(o),
-			held[i]->totals.exit_count, held[i]->totals.alloc_count);
-		err = print_stack(out, p, held[i], o);
+			" allocation calls", i + 1, SIZE(o), size, RESET(o), rows[i].blocks,
+			rows[i].calls);
+		if (rows[i].stacks > 1)
+			fprintf(out, " (one call site in %zu stacks: processes that exited lately keep "
+				"their own until merged into their command's)", rows[i].stacks);
+		fputc('\n', out);
+		err = print_stack(out, p, rows[i].s, o);
 	}
-	free(held);
+	free(rows);
 	return err;
 }
 

@@ -1837,6 +1837,12 @@ test_recycled_workers() { # a server recycling its workers, more of them than a 
 		"recycler: the retired workers under their command's frame"
 	lines=$(wc -l <"$T_DIR/r.fg")
 	assert_int_le "$lines" 80 "recycler: folded lines follow the call sites, not the $n workers"
+	# held at exit: the workers' leak is one row, merged into their command's
+	# keeper or not yet (the last to end keep their own stacks for a while)
+	assert_grep "$T_DIR/r.out" "^     1: 525(\\.0)? KiB held at exit in $n blocks, $n allocation calls \\(one call site in [0-9]+ stacks: processes that exited lately keep their own until merged into their command's\\)\$" \
+		"recycler: the workers' leak is one row of the stacks held at exit"
+	assert_eq "$(grep -E -A2 "^     1: 525(\\.0)? KiB held at exit" "$T_DIR/r.out" | grep -c site_request)" 1 \
+		"recycler: that row's stack, site_request's"
 	assert_eq "$SUM_LOST" 0 "recycler: lost events"
 	tl_run c -i 0 -t 0 --follow-forks -m count -f "$T_DIR/c.fg" -- "$TB/recycler" 300 4
 	check_normal_end c '^target exited with status 0; all traced processes exited$' "recycler -m count" || return
