@@ -198,7 +198,7 @@ $(OUT)/tests/%: tests/targets/%.cpp $(wildcard tests/targets/*.h) | $(OUT)/tests
 
 # Rust test targets (std only, no cargo): tests/targets/NAME.rs -> build/tests/NAME
 # (legacy symbol mangling, rustc's default) and build/tests/NAME_v0 (v0 mangling)
-RUSTC ?= $(or $(shell command -v rustc 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/rustc),$(wildcard /root/.cargo/bin/rustc))
+RUSTC ?= $(or $(shell command -v rustc 2>/dev/null),$(wildcard $(HOME)/.cargo/bin/rustc))
 RUST_TARGET_FLAGS := -C force-frame-pointers=yes -C debuginfo=2 -C opt-level=1
 TARGET_RS := $(filter-out tests/targets/nofp_%.rs tests/targets/rjem_global.rs,$(wildcard tests/targets/*.rs))
 # tests/targets/nofp_*.rs: release builds as cargo makes them (-O: no frame pointers)

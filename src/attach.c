@@ -25,7 +25,7 @@
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
-const char *attach__families(void)
+static const char *attach__families(void)
 {
 	static char list[128];
 	size_t len = 0;

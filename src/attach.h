@@ -70,8 +70,6 @@ const char *attach__maps_unseen(const struct attach *a);
 /* the process's mmap and munmap are probed in its libc: its mappings are
  * seen there, no system-call program needed */
 bool attach__maps_probed(const struct attach *a);
-/* the families whose malloc tracelloc traces: "glibc, jemalloc, ..." */
-const char *attach__families(void);
 const char *attach__culprit(const struct attach *a);
 /* why pid cannot be traced, after attach__find() or attach__refresh()
  * failed with err, as one line after "tracelloc: " */

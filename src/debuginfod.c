@@ -116,8 +116,3 @@ void debuginfod__end(uint64_t began, bool found)
 	fputs("): no more are asked, and the frames of stripped files keep their addresses\n", stderr);
 	free(urls);
 }
-
-bool debuginfod__gave_up(void)
-{
-	return gave_up;
-}

@@ -36,7 +36,5 @@ void debuginfod__setup(bool off, const char *dir, char *buf, size_t size);
 #define DEBUGINFOD_BUDGET_S 6
 uint64_t debuginfod__begin(void);
 void debuginfod__end(uint64_t began, bool found);
-/* the servers were given up on */
-bool debuginfod__gave_up(void);
 
 #endif

@@ -314,11 +314,6 @@ int holds__map_fd(const struct holds *h)
 	return h->map_fd;
 }
 
-pid_t holds__guardian(const struct holds *h)
-{
-	return h->guardian;
-}
-
 bool holds__has(const struct holds *h, pid_t pid)
 {
 	uint32_t key = pid, how;

@@ -36,8 +36,6 @@ void holds__release_all(struct holds *h);
 /* the guardian is told that all went well, and goes */
 void holds__destroy(struct holds *h);
 
-/* the guardian's pid (tests, -v) */
-pid_t holds__guardian(const struct holds *h);
 
 /* decides for one process: 1 to continue it, 0 to leave it (stopped by
  * someone else too), from its /proc status text (exposed for unit tests) */

@@ -762,11 +762,6 @@ const char *leakcheck__how(const struct leakcheck *c)
 	return c->how;
 }
 
-pid_t leakcheck__pid(const struct leakcheck *c)
-{
-	return c->pid;
-}
-
 bool leakcheck__attached_late(const struct leakcheck *c)
 {
 	return c->attached_late;

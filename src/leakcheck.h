@@ -62,7 +62,6 @@ double leakcheck__stopped_ms(const struct leakcheck *c);
 double leakcheck__scan_ms(const struct leakcheck *c);
 /* "snapshot", or "stopped scan" and why no snapshot was made */
 const char *leakcheck__how(const struct leakcheck *c);
-pid_t leakcheck__pid(const struct leakcheck *c);
 /* the alternate signal stacks could not be read (negative errno), else 0:
  * a block only the kernel held may have been called lost */
 int leakcheck__sig_stacks_err(const struct leakcheck *c);

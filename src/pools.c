@@ -321,9 +321,3 @@ void pools__own(const struct pools *p, uint64_t *bytes, uint64_t *count)
 	*bytes = p->slab_bytes > p->block_bytes ? p->slab_bytes - p->block_bytes : 0;
 	*count = p->slab_count;
 }
-
-size_t pools__memory(const struct pools *p)
-{
-	return sizeof(*p) + table__memory(p->slabs) + table__memory(p->blocks) +
-	       table__memory(p->heads[BY_POOL]) + table__memory(p->heads[BY_PAGE]);
-}

@@ -48,6 +48,5 @@ bool pools__next_slab(const struct pools *p, size_t *pos, uint64_t *addr, uint64
 /* the named allocators' own memory now: the bytes of their slabs that are
  * not their live blocks (the blocks are the heap's), and how many slabs */
 void pools__own(const struct pools *p, uint64_t *bytes, uint64_t *count);
-size_t pools__memory(const struct pools *p);
 
 #endif

@@ -257,11 +257,6 @@ int ranges__copy_tag(struct ranges *r, uint64_t from, uint64_t to, uint64_t mask
 	return err;
 }
 
-size_t ranges__count(const struct ranges *r)
-{
-	return r->count;
-}
-
 size_t ranges__memory(const struct ranges *r)
 {
 	return sizeof(*r) + r->cap * sizeof(r->pieces[0]) +

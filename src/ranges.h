@@ -40,8 +40,7 @@ void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask);
 /* the pieces of tag `from` are held under tag `to` as well (a fork): their
  * blocks' keys too; negative errno */
 int ranges__copy_tag(struct ranges *r, uint64_t from, uint64_t to, uint64_t mask);
-/* pieces held, and the memory they take */
-size_t ranges__count(const struct ranges *r);
+/* the memory the pieces take */
 size_t ranges__memory(const struct ranges *r);
 
 #endif

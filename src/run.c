@@ -82,7 +82,7 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 	return metrics__write(out, &m);
 }
 
-void *run__window(enum http_page page, void *rooms)
+static void *run__window(enum http_page page, void *rooms)
 {
 	struct run_rooms *r = rooms;
 	struct profile *p;
@@ -95,12 +95,12 @@ void *run__window(enum http_page page, void *rooms)
 	return b;
 }
 
-void run__window_free(void *base)
+static void run__window_free(void *base)
 {
 	profile__base_destroy(base);
 }
 
-int run__page(enum http_page page, const void *base, FILE *out, void *rooms)
+static int run__page(enum http_page page, const void *base, FILE *out, void *rooms)
 {
 	struct run_rooms *r = rooms;
 	struct events *ev = recording__events(r->rec);

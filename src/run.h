@@ -47,11 +47,6 @@ void run__outputs_opts(struct run_rooms *r, struct outputs_opts *oo);
 
 /* until the trace ends: 0, or a line and 1; ending says why it ended */
 int run__trace(struct run_rooms *r, char *ending, size_t ending_size);
-/* a page of the endpoint (http_page_fn, ctx: the rooms), as of now */
-int run__page(enum http_page page, const void *base, FILE *out, void *rooms);
-/* what a window of a page (?seconds=N) begins with: each stack's totals now */
-void *run__window(enum http_page page, void *rooms);
-void run__window_free(void *base);
 /* the recording's idle (ctx: the rooms): a writer that takes long must not
  * leave the rings to fill up */
 void run__idle(void *rooms);

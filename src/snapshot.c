@@ -54,11 +54,6 @@ static void drop(pid_t copy, pid_t helper)
 			;
 }
 
-pid_t snapshot__maker(const struct snapshot *s)
-{
-	return s->maker;
-}
-
 uint64_t snapshot__sys_ret(const struct snapshot *s)
 {
 	return s->sys_ret;

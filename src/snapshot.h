@@ -56,8 +56,6 @@ int snapshot__take(pid_t pid, const struct snapshot_code *code,
 pid_t snapshot__pid(const struct snapshot *s);
 /* the "syscall; ret" in its code the copy was made with */
 uint64_t snapshot__sys_ret(const struct snapshot *s);
-/* the thread that made the copy (let go already) */
-pid_t snapshot__maker(const struct snapshot *s);
 /* the copy killed and reaped; the thread that waits, let go */
 void snapshot__release(struct snapshot *s);
 

@@ -170,7 +170,7 @@ static const char *intern(struct symbolizer *s, const char *str)
 	}
 }
 
-char *symbolizer__demangle(const char *name)
+static char *symbolizer__demangle(const char *name)
 {
 	if (!name || name[0] != '_')
 		return NULL;

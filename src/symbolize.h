@@ -109,7 +109,5 @@ void symbolizer__await(unsigned int ms);
  * each is held once, for every process that maps it */
 size_t symbolizer__open_files(void);
 
-/* demangled C++ or Rust name (Rust hashes dropped), or NULL when not mangled; malloc'ed */
-char *symbolizer__demangle(const char *name);
 
 #endif

@@ -304,11 +304,6 @@ static int become(const struct target_user *user)
 	return 0;
 }
 
-int target__launch(char *const argv[], struct target **out)
-{
-	return target__launch_as(argv, NULL, out);
-}
-
 int target__launch_as(char *const argv[], const struct target_user *user, struct target **out)
 {
 	struct target *t;

@@ -17,11 +17,6 @@ struct target;
  * A thread id is taken as its process.
  */
 int target__open(pid_t pid, struct target **out);
-/*
- * Starts argv stopped after exec and runs it until its libraries are mapped.
- * -ENOENT etc.: exec failed (errno of execvp); -ECHILD: it died before that.
- */
-int target__launch(char *const argv[], struct target **out);
 /* the user a launched command runs as (its uid, gid, groups, HOME, USER);
  * -ENOENT: no such user */
 struct target_user {
@@ -31,7 +26,11 @@ struct target_user {
 	char home[256];
 };
 int target__find_user(const char *name, struct target_user *user);
-/* target__launch as user (NULL: as tracelloc) */
+/*
+ * Starts argv, as user (NULL: as tracelloc), stopped after exec, and runs it
+ * until its libraries are mapped. -ENOENT etc.: exec failed (errno of
+ * execvp); -ECHILD: it died before that.
+ */
 int target__launch_as(char *const argv[], const struct target_user *user, struct target **out);
 /* the BPF program stopped the target (SIGSTOP) at an exec or a fork: waits
  * until it is stopped, or in a tracer's stop (holds__release() lets it go) */

@@ -96,11 +96,6 @@ bool tui__paused(const struct tui *t)
 	return t->paused;
 }
 
-enum report_sort tui__sort(const struct tui *t)
-{
-	return t->sort;
-}
-
 static void apply_filter(struct tui *t)
 {
 	if (t->have_re)

@@ -48,8 +48,6 @@ int tui__fd(const struct tui *t);
 enum tui_action tui__keys(struct tui *t);
 /* p: the display is paused (tracing goes on) */
 bool tui__paused(const struct tui *t);
-/* the order the table is in (s cycles it) */
-enum report_sort tui__sort(const struct tui *t);
 /* the whole screen from p; heap gives the ages of the oldest blocks */
 void tui__draw(struct tui *t, struct profile *p, const struct heap *heap,
 	       const struct tui_header *h, uint64_t now_ns);
