@@ -2064,7 +2064,7 @@ test_follow_forks_under_strace() { # --follow-forks -- strace -f: strace seizes 
 			"--follow-forks -- strace -f, run $run" || return
 		assert_grep "$T_DIR/st$run.log" "execve\\(\"$TB/forker\"" \
 			"--follow-forks -- strace -f, run $run: strace's child ran the program"
-		assert_grep "$T_DIR/st$run.log" '^[0-9]+ \+\+\+ exited with 0 \+\+\+$' \
+		assert_grep "$T_DIR/st$run.log" '^[0-9]+ +\+\+\+ exited with 0 \+\+\+$' \
 			"--follow-forks -- strace -f, run $run: the program exited 0 under strace"
 	done
 }
