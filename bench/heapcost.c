@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the daemon's model costs per record: malloc and free records through
- * the heap (src/heap.c) as the ring buffer's callback hands them over, with
+ * the heap (src/model/heap.c) as the ring buffer's callback hands them over, with
  * STACKS distinct 12-frame stacks and LIVE live blocks, in ns per record.
  *
  *   heapcost [STACKS [LIVE [RECORDS]]]

@@ -1072,7 +1072,7 @@ fi
 # ---------------------------------------------------------------- 11. the model per record
 
 # What the ring buffer's callback spends in the model per record (a malloc
-# or a free record through src/heap.c: live table, stack totals, the peak,
+# or a free record through src/model/heap.c: live table, stack totals, the peak,
 # short-lived counts), with few stacks and with many, pinned to one CPU.
 section_model() {
 	local hc vals run v

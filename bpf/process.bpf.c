@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The processes' lives: a thread's exit, exec, a stop signal for a process
- * held, a fork. What the daemon follows (see src/follow.c).
+ * held, a fork. What the daemon follows (see src/run/follow.c).
  */
 #include "common.bpf.h"
 

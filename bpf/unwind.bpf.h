@@ -374,7 +374,7 @@ static __always_inline long unwind_step(struct call_state *s)
 	case UNWIND_CFA_OUTERMOST:
 		return 1;
 	case UNWIND_CFA_SWITCH:
-		/* Go's runtime (src/unwind.c): the goroutine's frames, by rbp */
+		/* Go's runtime (src/unwind/unwind.c): the goroutine's frames, by rbp */
 		if (unwind_mode == UNWIND_MODE_AUTO)
 			return fp_frame(s, n, true);
 		return cut(COUNTER_CUT_NO_TABLE);

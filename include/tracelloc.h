@@ -28,7 +28,7 @@ enum alloc_fn {
 	FN_NEW_ARRAY,
 	FN_NEW_ALIGNED,
 	FN_NEW_ARRAY_ALIGNED,
-	/* the APIs of other allocators (src/attach.c: families) */
+	/* the APIs of other allocators (src/probe/attach.c: families) */
 	FN_MALLOCX,		/* jemalloc: mallocx(size, flags) */
 	FN_RALLOCX,		/* jemalloc: rallocx(ptr, size, flags), a realloc */
 	/* jemalloc: xallocx(ptr, size, extra, flags) resizes in place and
@@ -70,7 +70,7 @@ enum alloc_fn {
 /*
  * A probe's cookie: its function (enum alloc_fn) in the low byte and, for
  * an allocator, where its arguments are and what its return means, so that
- * one program serves every family: src/allocfns.c holds the table. An
+ * one program serves every family: src/probe/allocfns.c holds the table. An
  * argument is the register it is in when the probe fires: 1-6 for those
  * that pass arguments 1-6 (at the entry, argument n is in register n), 7
  * for rax (a probe past the entry, where the function moved it); 0 for none.
@@ -194,7 +194,7 @@ struct fork_event {
 
 /*
  * `held`: every process the BPF side stopped (SIGSTOP) for the daemon, by
- * pid, so that whatever ends tracelloc, the guardian (src/holds.c) can
+ * pid, so that whatever ends tracelloc, the guardian (src/probe/holds.c) can
  * continue them. Key HELD_DISARM set: tracing is ending, nothing more is
  * stopped.
  */
@@ -325,7 +325,7 @@ enum bpf_counter {
 
 /*
  * Unwinding without frame pointers: the rows of one file's CFI (x86-64),
- * built by the daemon (src/unwind.c), sorted by pc. A row holds from its pc,
+ * built by the daemon (src/unwind/unwind.c), sorted by pc. A row holds from its pc,
  * an ELF virtual address (the load bias subtracted), up to the next row's pc.
  * The caller's rsp is the CFA and its return address is at CFA - 8.
  */

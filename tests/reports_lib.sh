@@ -116,7 +116,7 @@ declare -A RUST_SHIM_END_RE=(
 declare -A RUST_NAMES=([legacy]=RUST_LEGACY [v0]=RUST_V0)
 
 # The frames of the Rust runtime that the default filters hide, spelled out
-# here on their own (src/filter.c's default_excludes is what is tested): future
+# here on their own (src/model/filter.c's default_excludes is what is tested): future
 # polling, tokio, the panic harness (std::panicking, catch_unwind, __rust_try),
 # calls through the Fn traits (core::ops::function, "<X as
 # core::ops::function::FnOnce<..>>::call_once"), closure shims, LocalKey::with,

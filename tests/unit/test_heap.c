@@ -909,7 +909,7 @@ TEST(heap_map_remap)
 	heap__destroy(h);
 }
 
-/* several processes (src/processes.h): a fork copies the parent's blocks
+/* several processes (src/model/processes.h): a fork copies the parent's blocks
  * under the child's number, an exec drops a number's blocks */
 static void retag_to_2(void *ctx, const uint64_t *frames, uint32_t n, uint64_t *out)
 {

@@ -80,7 +80,7 @@ struct symfile {
 	/* its functions per compile unit, indexed at the first lookup in one */
 	struct fnindex *fns;
 	struct module_file *mfile;	/* the module's userdata */
-	/* its symbols by address (see src/symtab.h) */
+	/* its symbols by address (see src/symbols/symtab.h) */
 	struct symtab *symtab;
 	/* FILE_*: until FILE_READY, the module is the warming thread's alone */
 	int state;

@@ -35,7 +35,7 @@ int ranges__cut(struct ranges *r, uint64_t start, uint64_t end, ranges_cut_fn fn
 size_t ranges__within(const struct ranges *r, uint64_t start, uint64_t end, uint64_t *out,
 		      size_t max);
 
-/* the pieces whose start carries tag (under mask) go (src/processes.h) */
+/* the pieces whose start carries tag (under mask) go (src/model/processes.h) */
 void ranges__drop_tag(struct ranges *r, uint64_t tag, uint64_t mask);
 /* the pieces of tag `from` are held under tag `to` as well (a fork): their
  * blocks' keys too; negative errno */

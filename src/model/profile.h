@@ -128,7 +128,7 @@ const uint64_t *profile__frames(const struct profile *p, const struct profile_st
 const char *profile__thread(const struct profile *p, const struct profile_stack *s);
 /* the stack's process, "pid 1234 (nginx)" (several processes), or NULL */
 const char *profile__process(const struct profile *p, const struct profile_stack *s);
-/* its number (src/processes.h), 0 without */
+/* its number (src/model/processes.h), 0 without */
 uint32_t profile__process_id(const struct profile *p, const struct profile_stack *s);
 /* what is known of a frame (its function, inlined calls, file:line) */
 const struct sym_location *profile__locate(const struct profile *p, uint64_t frame);

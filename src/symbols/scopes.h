@@ -5,7 +5,7 @@
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 
-#include "symbolize.h"
+#include "symframe.h"
 
 /*
  * The inline chain at an address, from a module's DWARF: each inlined

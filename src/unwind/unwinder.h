@@ -9,7 +9,7 @@
 /*
  * The unwind tables of a process's executable mappings, in the BPF maps the
  * return program reads (bpf/unwind.bpf.h): each file's table is built once
- * (src/unwind.c) and its rows appended to the rows map; the mappings that
+ * (src/unwind/unwind.c) and its rows appended to the rows map; the mappings that
  * have rows are listed, sorted, in one half of the module map while the BPF
  * side reads the other, then the halves swap.
  */

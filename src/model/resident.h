@@ -18,7 +18,7 @@ struct resident;
 
 #define RESIDENT_MAX_PROCS MAX_PROCS
 
-/* the processes traced now: the tag their blocks carry (src/processes.h) */
+/* the processes traced now: the tag their blocks carry (src/model/processes.h) */
 struct resident_procs {
 	size_t n;
 	bool several;

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "symframe.h"
+
 /*
  * Names for code addresses of one process, through libdw. The files of the
  * process are opened while it lives (through /proc/PID/map_files, so a
@@ -14,17 +16,6 @@
  * after it exits. Results are cached per address, strings interned.
  */
 struct symbolizer;
-
-/* most frames one return address expands to (a concrete function and what was inlined into it) */
-#define SYM_MAX_INLINE 32
-
-/* one source-level frame: a return address gives one, plus one per inlined call */
-struct sym_frame {
-	const char *function;	/* demangled; "[unknown]", "[anon]" when not known */
-	const char *file;	/* NULL without debug info */
-	int line;
-	bool inlined;		/* inlined into the next frame of the location */
-};
 
 /* the mapped object of a frame, as pprof describes it */
 struct sym_module {
@@ -63,7 +54,7 @@ struct sym_location {
 #define SYM_LAYER_UNKNOWN UINT64_C(0x1f)
 /*
  * With several processes traced, bits 52-62 of a frame (and of a block's
- * address in the heap) number the process it is of (src/processes.h): the
+ * address in the heap) number the process it is of (src/model/processes.h): the
  * symbolizer of one process never sees them.
  */
 

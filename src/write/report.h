@@ -70,7 +70,7 @@ struct summary {
 	 * themselves, apart from their blocks */
 	bool named;
 	uint64_t own_bytes, own_count;
-	/* the program's big mappings live at the end (src/resident.h): how
+	/* the program's big mappings live at the end (src/model/resident.h): how
 	 * many, mapped, in memory when last measured; and those of the run
 	 * counted whole, their process gone before they were measured */
 	uint64_t weighed_count, weighed_mapped, weighed_resident, weighed_whole;

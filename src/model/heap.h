@@ -116,7 +116,7 @@ int heap__commit(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint
 /* an allocation whose stack could not be taken, given to heap__alloc with
  * the frames it has anyway (its process's) */
 void heap__failed_stack(struct heap *h);
-/* the blocks whose address carries tag (src/processes.h) are gone, with
+/* the blocks whose address carries tag (src/model/processes.h) are gone, with
  * their process's memory (an exec): no longer live, not counted as frees */
 void heap__drop_tag(struct heap *h, uint64_t tag, uint64_t tag_mask);
 /* the same for a process that exited: what each block held counts as its

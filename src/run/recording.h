@@ -45,7 +45,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 void recording__destroy(struct recording *r);
 
 /* the program's big mappings weighed by their pages in memory, those due
- * (all: every one) in the processes traced now (src/resident.h) */
+ * (all: every one) in the processes traced now (src/model/resident.h) */
 struct resident_procs;
 struct resident_stats;
 void recording__weigh(struct recording *r, const struct resident_procs *procs, bool all);

@@ -3,7 +3,7 @@
  * The message is written as it is built. Protobuf lets a message go out
  * field by field, and a repeated field's elements one at a time (tag, length,
  * element): a sample is packed (by protobuf-c, from the structs protoc-c
- * generates from src/proto/profile.proto) as soon as its stack is walked, and
+ * generates from src/write/proto/profile.proto) as soon as its stack is walked, and
  * nothing holds the whole message. The fields go out in the order of their
  * numbers, as protobuf-c packs a whole message, so the stream is the bytes it
  * would have packed. zlib compresses it a chunk at a time, and the daemon
@@ -61,7 +61,7 @@ static const char *const value_types[V__COUNT][2] = {
 	[V_EXIT_SPACE] = { "exit_space", "bytes" },
 };
 
-/* Profile's repeated fields, by number (src/proto/profile.proto) */
+/* Profile's repeated fields, by number (src/write/proto/profile.proto) */
 enum { F_SAMPLE = 2, F_MAPPING = 3, F_LOCATION = 4, F_FUNCTION = 5, F_STRING_TABLE = 6 };
 
 /* frames without an address (the allocator frame) are located by their function;
