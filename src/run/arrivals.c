@@ -24,12 +24,12 @@ static int probe_new_files(struct traced *t, struct proc *p, bool at_exec)
 {
 	int err;
 
-	refresh_unwinder(t, p, true);
-	refresh_symbolizer(t, p);
+	traced_refresh_unwinder(t, p, true);
+	traced_refresh_symbolizer(t, p);
 	err = attach__refresh(p->attach);
-	set_loader(t, p, !at_exec || !attach__loader_probed(p->attach));
+	traced_set_loader(t, p, !at_exec || !attach__loader_probed(p->attach));
 	p->probes_gen = maps_gen(t, p);
-	tell_new_probes(p);
+	traced_tell_new_probes(p);
 	return err;
 }
 
@@ -72,7 +72,7 @@ static bool proc_verdict(struct traced *t, struct proc *p, int err, char *ending
 		return false;
 	}
 	fprintf(stderr, "tracelloc: pid %d: %s\n", proc_pid(p), why + strlen("target "));
-	end_proc(t, p, "exec");
+	traced_end_proc(t, p, "exec");
 	return true;
 }
 
@@ -91,14 +91,14 @@ static bool follow_exec(struct traced *t, struct proc *p, bool held, char *endin
 	/* not held (a debugger traces it): probed as it runs on, as under -p */
 	p->exec_held = p->hold_exec && held;
 	if (p->exec_held && (err = target__wait_stopped(p->target))) {
-		if (proc_gone(p))
+		if (traced_proc_gone(p))
 			snprintf(ending, ending_size, "target exited");
 		else
 			snprintf(ending, ending_size, "target called exec and was not held there (%s): "
 				 "stopped", strerror(-err));
 		if (!t->several)
 			return false;
-		end_proc(t, p, "exited");
+		traced_end_proc(t, p, "exited");
 		return true;
 	}
 	programs__exe(pid, exe, sizeof(exe));
@@ -116,26 +116,26 @@ static bool follow_exec(struct traced *t, struct proc *p, bool held, char *endin
 	/* the old program's frames are named from what it mapped */
 	if (!p->sym_shared)
 		symbolizer__freeze(proc_symbolizer(t, p));
-	err = name_proc(t, p, 0, NULL);
+	err = traced_name_proc(t, p, 0, NULL);
 	if (err) {
 		snprintf(ending, ending_size, "target called exec: %s", strerror(-err));
 		if (!t->several)
 			return false;
-		end_proc(t, p, "exec");
+		traced_end_proc(t, p, "exec");
 		return true;
 	}
 	return proc_verdict(t, p, probe_program(t, p), ending, ending_size);
 }
 
 /* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
-bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+bool traced_settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
 {
 	int err;
 
 	if (!p->exec_unsettled || (p->exec_held && bpf_state(t, p)->hold_at_hook))
 		return true;
 	if (p->exec_held && target__wait_stopped(p->target)) {
-		if (proc_gone(p))
+		if (traced_proc_gone(p))
 			return true;	/* the pidfd says so */
 		/* not stopped at the hook (a debugger came meanwhile): probed as it runs */
 		p->exec_held = false;
@@ -167,11 +167,11 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 	bpf_state(t, p)->hold_exec = p->hold_exec;
 	p->probes_gen = p->unwinder_gen = 0;
 	p->main_exit_told = false;
-	err = start_programs(p);
+	err = traced_start_programs(p);
 	if (err)
 		return err;
 	/* a copy of its parent: the same files at the same places */
-	err = name_proc(t, p, idx, parent && parent->live && t->several &&
+	err = traced_name_proc(t, p, idx, parent && parent->live && t->several &&
 			!symbolizer__contested(proc_symbolizer(t, parent)) ?
 			proc_symbolizer(t, parent) : NULL);
 	if (!err && tracer__unwinder(t->tracer))
@@ -179,12 +179,12 @@ static int start_proc(struct traced *t, struct proc *p, struct proc *parent, uin
 	if (!err) {
 		struct attach_opts aopts;
 
-		attach_options(t, &aopts);
+		traced_attach_options(t, &aopts);
 		p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
 		err = p->attach ? attach__prepare_loaded(p->attach) : -ENOMEM;
 	}
 	if (!err)
-		err = trace_proc(t, p);
+		err = traced_trace_proc(t, p);
 	return err;
 }
 
@@ -203,7 +203,7 @@ static void probe_child(struct traced *t, struct proc *p, const struct proc *par
 	}
 	/* a child sharing its parent's memory (posix_spawn, vfork) probes
 	 * nothing of its own until its exec: no static executable for that */
-	set_loader(t, p, !shares_vm);
+	traced_set_loader(t, p, !shares_vm);
 	holds__release(t->holds, pid);
 	/* -v: each child; else its probes are its parent's, told already */
 	if (!err && t->opts->verbose) {
@@ -219,7 +219,7 @@ static void probe_child(struct traced *t, struct proc *p, const struct proc *par
 
 		attach__verdict(p->attach, pid, err, why, sizeof(why));
 		fprintf(stderr, "tracelloc: %s\n", why);
-		end_proc(t, p, "untraced");
+		traced_end_proc(t, p, "untraced");
 	}
 }
 
@@ -228,7 +228,7 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 {
 	struct proc *parent = parent_slot < MAX_PROCS ? &t->procs[parent_slot] : NULL;
 	struct processes *ps = recording__processes(t->rec);
-	struct proc *p = free_slot(t);
+	struct proc *p = traced_free_slot(t);
 	int err;
 
 	if (!p)
@@ -245,14 +245,14 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 	}
 	p->live = true;
 	p->idx = idx;
-	err = watch_proc(t, p);
+	err = traced_watch_proc(t, p);
 	if (!err)
 		err = target__wait_stopped(p->target);
 	if (err) {
 		/* not stopped in time (someone else's SIGCONT ended ours): it
 		 * goes on untraced, and is let go */
 		holds__release(t->holds, pid);
-		end_proc(t, p, err == -ETIMEDOUT ? "untraced" : "exited");
+		traced_end_proc(t, p, err == -ETIMEDOUT ? "untraced" : "exited");
 		if (err == -ETIMEDOUT)
 			t->untraced++;
 		return 0;
@@ -267,7 +267,7 @@ int traced__take(struct traced *t, uint16_t parent_slot, pid_t pid, uint32_t idx
 		else if (err != -ENOSPC)
 			fprintf(stderr, "tracelloc: cannot trace pid %d: %s\n", pid, strerror(-err));
 		t->room_told |= err == -ENOSPC;
-		end_proc(t, p, "untraced");
+		traced_end_proc(t, p, "untraced");
 		if (idx)
 			recording__drop_process(t->rec, idx, "untraced");
 		holds__release(t->holds, pid);
@@ -300,7 +300,7 @@ bool traced__exec(struct traced *t, uint16_t slot, bool held, char *ending, size
 	}
 	fprintf(stderr, "tracelloc: pid %d called exec (now %s): no longer traced\n",
 		proc_pid(p), exe);
-	end_proc(t, p, "exec");
+	traced_end_proc(t, p, "exec");
 	return true;
 }
 
@@ -312,7 +312,7 @@ bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
 	for (i = 0; i < MAX_PROCS; i++) {
 		p = &t->procs[i];
 		if (p->live && p->exec_unsettled && p->exec_held &&
-		    !settle_exec(t, p, ending, ending_size))
+		    !traced_settle_exec(t, p, ending, ending_size))
 			return false;
 	}
 	return true;
@@ -320,7 +320,7 @@ bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
 
 bool traced__has_room(struct traced *t)
 {
-	return free_slot(t) != NULL;
+	return traced_free_slot(t) != NULL;
 }
 
 /* a new process the BPF side stopped and marked held: no slot for it */

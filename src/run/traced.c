@@ -48,7 +48,7 @@ static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t e
 static const char attach_probes_step[] = "cannot attach probes to pid %d";
 
 /* a free slot, or NULL when MAX_PROCS are traced (or one with one process) */
-struct proc *free_slot(struct traced *t)
+struct proc *traced_free_slot(struct traced *t)
 {
 	size_t i, n = t->several ? MAX_PROCS : 1;
 
@@ -61,7 +61,7 @@ struct proc *free_slot(struct traced *t)
 /* -p PID */
 static int open_pid(struct traced *t, pid_t pid)
 {
-	struct proc *p = free_slot(t);
+	struct proc *p = traced_free_slot(t);
 	int err;
 
 	if (!p)
@@ -96,7 +96,7 @@ static bool comm_known(void *ctx, pid_t pid)
 static bool comm_take(void *ctx, struct target *target)
 {
 	struct traced *t = ctx;
-	struct proc *p = free_slot(t);
+	struct proc *p = traced_free_slot(t);
 
 	if (!p) {
 		t->untraced++;
@@ -138,7 +138,7 @@ static int open_targets(struct traced *t)
 }
 
 /* the process has exited (its pidfd polls readable) */
-bool proc_gone(const struct proc *p)
+bool traced_proc_gone(const struct proc *p)
 {
 	struct pollfd pfd = { .fd = target__pidfd(p->target), .events = POLLIN };
 
@@ -170,7 +170,7 @@ static int named_found(struct traced *t, const struct proc *p)
 }
 
 /* what each process's probes are asked for */
-void attach_options(const struct traced *t, struct attach_opts *aopts)
+void traced_attach_options(const struct traced *t, struct attach_opts *aopts)
 {
 	*aopts = (struct attach_opts){ .probe_at_symbol = t->opts->probe_at_symbol,
 				       .no_mmap = t->opts->no_mmap,
@@ -185,7 +185,7 @@ static int find_allocator(struct traced *t, struct proc *p)
 	char why[512];
 	int err;
 
-	attach_options(t, &aopts);
+	traced_attach_options(t, &aopts);
 	p->attach = attach__new(tracer__skel(t->tracer), pid, &aopts);
 	if (!p->attach)
 		return say(-ENOMEM, "cannot attach");
@@ -193,7 +193,7 @@ static int find_allocator(struct traced *t, struct proc *p)
 	if (err && found_by_name(t, p))
 		return err;	/* not told: let go */
 	/* a process that has just exited maps nothing: say that, not "no allocator" */
-	if (err == -ESRCH || (err && proc_gone(p)))
+	if (err == -ESRCH || (err && traced_proc_gone(p)))
 		return say(0, "pid %d exited while attaching", pid);
 	if (err) {
 		attach__verdict(p->attach, pid, err, why, sizeof(why));
@@ -268,13 +268,13 @@ static void watch_system_calls(struct traced *t, struct proc *p)
  * are its own: where its code is now; and where its mappings are seen.
  * Not before its libraries are mapped (settled): a dynamic program just
  * exec'd has no libc yet, and is no static executable for that. */
-void set_loader(struct traced *t, struct proc *p, bool settled)
+void traced_set_loader(struct traced *t, struct proc *p, bool settled)
 {
 	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
 		watch_system_calls(t, p);
 }
 
-void tell_new_probes(struct proc *p)
+void traced_tell_new_probes(struct proc *p)
 {
 	char prefix[64];
 
@@ -292,13 +292,13 @@ static void refresh_probes(struct traced *t, struct proc *p)
 	p->probes_gen = gen;
 	/* a library that cannot be probed stays so; the others are */
 	attach__refresh(p->attach);
-	set_loader(t, p, !p->exec_unsettled);
-	tell_new_probes(p);
+	traced_set_loader(t, p, !p->exec_unsettled);
+	traced_tell_new_probes(p);
 }
 
 /* tables for libraries mapped since the last look: at once after ld.so
  * says the maps change, and on every tick for the rest ([uprobes], mmap) */
-void refresh_unwinder(struct traced *t, struct proc *p, bool always)
+void traced_refresh_unwinder(struct traced *t, struct proc *p, bool always)
 {
 	uint32_t gen = maps_gen(t, p);
 
@@ -316,7 +316,7 @@ void refresh_unwinder(struct traced *t, struct proc *p, bool always)
 /* p's name and symbolizer (a new one, or share: its parent's, for a fork's
  * child whose files are its parent's); reserved: the number of a fork's
  * child, given when its parent forked */
-int name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbolizer *share)
+int traced_name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbolizer *share)
 {
 	struct symbolizer *sym = share ? symbolizer__get(share) : symbolizer__new(proc_pid(p));
 	char comm[32];
@@ -351,7 +351,7 @@ int name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbol
 
 /* reads p's maps for its symbolizer; a child that shares its parent's gets
  * one of its own once it maps files of its own (ld.so's count moved) */
-void refresh_symbolizer(struct traced *t, struct proc *p)
+void traced_refresh_symbolizer(struct traced *t, struct proc *p)
 {
 	if (!p->sym_shared) {
 		symbolizer__refresh(proc_symbolizer(t, p));
@@ -359,12 +359,12 @@ void refresh_symbolizer(struct traced *t, struct proc *p)
 	}
 	if (!bpf_state(t, p)->maps_gen)
 		return;
-	if (name_proc(t, p, p->idx, NULL))
+	if (traced_name_proc(t, p, p->idx, NULL))
 		fprintf(stderr, "tracelloc: pid %d: cannot start its own symbolizer\n", proc_pid(p));
 }
 
 /* the BPF side filters on the process from now on */
-int trace_proc(struct traced *t, struct proc *p)
+int traced_trace_proc(struct traced *t, struct proc *p)
 {
 	uint32_t pid = proc_pid(p), slot = slot_of(t, p);
 
@@ -372,7 +372,7 @@ int trace_proc(struct traced *t, struct proc *p)
 }
 
 /* a slot's process is no longer traced: its probes go, its numbers stay */
-void end_proc(struct traced *t, struct proc *p, const char *how)
+void traced_end_proc(struct traced *t, struct proc *p, const char *how)
 {
 	uint32_t pid = proc_pid(p);
 
@@ -399,7 +399,7 @@ void end_proc(struct traced *t, struct proc *p, const char *how)
 }
 
 /* p's chain of programs begins with the one it runs now */
-int start_programs(struct proc *p)
+int traced_start_programs(struct proc *p)
 {
 	char exe[1024];
 
@@ -414,7 +414,7 @@ static int attach_proc(struct traced *t, struct proc *p, const char **step)
 	int err;
 
 	*step = "cannot start tracing pid %d";
-	err = start_programs(p);
+	err = traced_start_programs(p);
 	if (err)
 		return err;
 	/* a command we started is held at each exec until its new program is
@@ -423,9 +423,9 @@ static int attach_proc(struct traced *t, struct proc *p, const char **step)
 	p->hold_exec = t->opts->command && p == t->first && !t->opts->no_follow_exec;
 	p->exec_held = p->hold_exec;
 	bpf_state(t, p)->hold_exec = p->hold_exec;
-	set_loader(t, p, true);
+	traced_set_loader(t, p, true);
 	*step = "cannot start the symbolizer of pid %d";
-	err = name_proc(t, p, 0, NULL);
+	err = traced_name_proc(t, p, 0, NULL);
 	if (err)
 		return err;
 	*step = "cannot hand the unwind tables of pid %d to the BPF programs";
@@ -433,7 +433,7 @@ static int attach_proc(struct traced *t, struct proc *p, const char **step)
 	    (err = unwinder__add(tracer__unwinder(t->tracer), slot_of(t, p), proc_pid(p))))
 		return err;
 	*step = "cannot trace pid %d";
-	err = trace_proc(t, p);
+	err = traced_trace_proc(t, p);
 	if (err)
 		return err;
 	/* the first chose the kind of links the programs were loaded for */
@@ -472,7 +472,7 @@ int traced__catch_up_comm(struct traced *t)
 			continue;
 		}
 		if (attach_proc(t, p, &step))
-			end_proc(t, p, "untraced");
+			traced_end_proc(t, p, "untraced");
 	}
 	return 0;
 }
@@ -494,11 +494,11 @@ int traced__attach(struct traced *t)
 		err = attach_proc(t, p, &step);
 		if (!err)
 			continue;
-		if (proc_gone(p) && found_by_name(t, p)) {
-			end_proc(t, p, "exited");
+		if (traced_proc_gone(p) && found_by_name(t, p)) {
+			traced_end_proc(t, p, "exited");
 			continue;
 		}
-		if (proc_gone(p))
+		if (traced_proc_gone(p))
 			return say(0, "pid %d exited while tracelloc attached to it", proc_pid(p));
 		if (err == -EINVAL && step == attach_probes_step)
 			return say(0, "cannot attach probes to pid %d: the kernel refused them; "
@@ -529,7 +529,7 @@ static void refresh_on_cuts(struct traced *t)
 	t->cut_no_table = cuts;
 	for (i = 0; i < MAX_PROCS; i++)
 		if (t->procs[i].live)
-			refresh_unwinder(t, &t->procs[i], true);
+			traced_refresh_unwinder(t, &t->procs[i], true);
 }
 
 /* after a read of the rings: new stacks may point into code mapped since the
@@ -556,7 +556,7 @@ static int after_read(struct traced *t, int err)
 				"threads do from now on is not traced\n", proc_pid(p));
 			p->main_exit_told = true;
 		}
-		refresh_unwinder(t, p, false);
+		traced_refresh_unwinder(t, p, false);
 		/* after an exec the maps are the new program's: not probed here */
 		if (!events__exec_pending(ev) && !events__exec_seen(ev))
 			refresh_probes(t, p);
@@ -570,7 +570,7 @@ static int after_read(struct traced *t, int err)
 	if (nstacks != t->stacks_at_refresh && clock__now_ns() - t->refreshed_ns >= 10000000ULL) {
 		for (i = 0; i < MAX_PROCS; i++)
 			if (t->procs[i].live)
-				refresh_symbolizer(t, &t->procs[i]);
+				traced_refresh_symbolizer(t, &t->procs[i]);
 		t->stacks_at_refresh = nstacks;
 		t->refreshed_ns = clock__now_ns();
 	}
@@ -637,7 +637,7 @@ bool traced__reap(struct traced *t, char *ending, size_t ending_size)
 
 	for (i = 0; i < MAX_PROCS; i++) {
 		p = &t->procs[i];
-		if (!p->live || !p->target || !proc_gone(p))
+		if (!p->live || !p->target || !traced_proc_gone(p))
 			continue;
 		consume(t);
 		if (events__pending(recording__events(t->rec), &pend))
@@ -677,7 +677,7 @@ static bool proc_exited(struct traced *t, struct proc *p, char *ending, size_t e
 	if (p == t->first)
 		target__ending(p->target, t->first_ending, sizeof(t->first_ending));
 	if (p->live)
-		end_proc(t, p, "exited");
+		traced_end_proc(t, p, "exited");
 	return traced__nothing_left(t, ending, ending_size);
 }
 
@@ -731,7 +731,7 @@ void traced__announce(struct traced *t, FILE *out)
 }
 
 /* the loop watches a process's pidfd: its exit */
-int watch_proc(struct traced *t, struct proc *p)
+int traced_watch_proc(struct traced *t, struct proc *p)
 {
 	if (!t->loop)
 		return 0;
@@ -837,7 +837,7 @@ int traced__watch(struct traced *t, struct loop *l, loop_fn fn, void *ctx)
 	t->loop_ctx = ctx;
 	for (i = 0; i < MAX_PROCS && l && !err; i++)
 		if (t->procs[i].live)
-			err = watch_proc(t, &t->procs[i]);
+			err = traced_watch_proc(t, &t->procs[i]);
 	return err;
 }
 
@@ -903,11 +903,11 @@ bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
 
 		if (!p->live)
 			continue;
-		if (p->exec_unsettled && !settle_exec(t, p, ending, ending_size))
+		if (p->exec_unsettled && !traced_settle_exec(t, p, ending, ending_size))
 			return false;
 		if (p->live) {
-			refresh_symbolizer(t, p);
-			refresh_unwinder(t, p, true);
+			traced_refresh_symbolizer(t, p);
+			traced_refresh_unwinder(t, p, true);
 		}
 	}
 	return true;
@@ -919,7 +919,7 @@ void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)
 
 	/* tables and probes for what the dlopen mapped, before any of it runs */
 	if (p->live) {
-		refresh_unwinder(t, p, true);
+		traced_refresh_unwinder(t, p, true);
 		refresh_probes(t, p);
 	}
 	holds__release(t->holds, procfs__tgid(tid));

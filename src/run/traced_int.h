@@ -107,21 +107,22 @@ static inline struct symbolizer *proc_symbolizer(struct traced *t, const struct 
 	return t->several ? processes__symbolizer(recording__processes(t->rec), p->idx) : p->symbolizer;
 }
 
-/* traced.c */
-struct proc *free_slot(struct traced *t);
-bool proc_gone(const struct proc *p);
-void attach_options(const struct traced *t, struct attach_opts *aopts);
-void set_loader(struct traced *t, struct proc *p, bool settled);
-void tell_new_probes(struct proc *p);
-void refresh_unwinder(struct traced *t, struct proc *p, bool always);
-void refresh_symbolizer(struct traced *t, struct proc *p);
-int name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbolizer *share);
-int trace_proc(struct traced *t, struct proc *p);
-void end_proc(struct traced *t, struct proc *p, const char *how);
-int start_programs(struct proc *p);
-int watch_proc(struct traced *t, struct proc *p);
+/* traced.c; the room's own (traced_, one underscore), shared by its two
+ * files and by nothing else */
+struct proc *traced_free_slot(struct traced *t);
+bool traced_proc_gone(const struct proc *p);
+void traced_attach_options(const struct traced *t, struct attach_opts *aopts);
+void traced_set_loader(struct traced *t, struct proc *p, bool settled);
+void traced_tell_new_probes(struct proc *p);
+void traced_refresh_unwinder(struct traced *t, struct proc *p, bool always);
+void traced_refresh_symbolizer(struct traced *t, struct proc *p);
+int traced_name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct symbolizer *share);
+int traced_trace_proc(struct traced *t, struct proc *p);
+void traced_end_proc(struct traced *t, struct proc *p, const char *how);
+int traced_start_programs(struct proc *p);
+int traced_watch_proc(struct traced *t, struct proc *p);
 
 /* arrivals.c: the second stop of a followed exec; false with the ending */
-bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size);
+bool traced_settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size);
 
 #endif
