@@ -16,6 +16,8 @@ TL=${TRACELLOC:-$REPO/tracelloc}
 TB=${TL_TARGETS:-$REPO/build/tests}
 # seconds one tracelloc run may take before it counts as hung
 TL_TIMEOUT=${TL_TIMEOUT:-60}
+# a suite in several files lists them here (run_suite_tests)
+SUITE_FILES=()
 # environment under which reuse across threads is likely (see reuse.c)
 NO_TCACHE=glibc.malloc.tcache_count=0
 ALL_METRICS="live live-count allocated count"
@@ -569,16 +571,18 @@ sanitizer_check() {
 # ---------------------------------------------------------------- runner
 
 # run_suite_tests SCRIPT WHAT [REGEX | -l]: runs every test_* function that
-# SCRIPT defines, in order (none can be left out), each in a subshell with
-# its own T_DIR; ends with "N passed, N failed" and fails if any test did
+# SCRIPT defines (or the files of SUITE_FILES, in that order), in order (none
+# can be left out), each in a subshell with its own T_DIR; ends with "N
+# passed, N failed" and fails if any test did
 run_suite_tests() {
 	local script=$1 what=$2 filter=${3:-} t t0 rc el passed=0 failed=0 suite_t0
-	local -a all failed_names=()
+	local -a all failed_names=() files=("$1")
 
-	mapfile -t all < <(sed -nE 's/^test_([a-z0-9_]+)\(\) \{.*/\1/p' "$script")
+	[ "${#SUITE_FILES[@]}" -gt 0 ] && files=("${SUITE_FILES[@]}")
+	mapfile -t all < <(sed -nE 's/^test_([a-z0-9_]+)\(\) \{.*/\1/p' "${files[@]}")
 	if [ "$filter" = -l ]; then
 		for t in "${all[@]}"; do
-			printf '%-30s %s\n' "$t" "$(grep -m1 "^test_$t() {" "$script" | sed -n 's/.*{ *# *//p')"
+			printf '%-30s %s\n' "$t" "$(grep -h -m1 "^test_$t() {" "${files[@]}" | sed -n 's/.*{ *# *//p')"
 		done
 		return 0
 	fi
