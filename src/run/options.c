@@ -503,7 +503,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_TIMELINE:
 			if (!*optarg)
 				err = bad("empty timeline file name");
-			opts->timeline_path = optarg;
+			opts->output_paths[OUTPUT_TIMELINE] = optarg;
 			break;
 		case OPT_GROWTH_WINDOW:
 			err = parse_count(optarg, "--growth-window", 2, 100000, &opts->growth_window);
@@ -539,7 +539,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case 'f':
 			if (!*optarg)
 				err = bad("empty flamegraph file name");
-			opts->flamegraph_path = optarg;
+			opts->output_paths[OUTPUT_FOLDED] = optarg;
 			break;
 		case 'm':
 			if (metric__parse(optarg, &opts->flamegraph_metric))
@@ -617,12 +617,12 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_SVG:
 			if (!*optarg)
 				err = bad("empty SVG file name");
-			opts->svg_path = optarg;
+			opts->output_paths[OUTPUT_SVG] = optarg;
 			break;
 		case OPT_PPROF:
 			if (!*optarg)
 				err = bad("empty pprof file name");
-			opts->pprof_path = optarg;
+			opts->output_paths[OUTPUT_PPROF] = optarg;
 			break;
 		case OPT_LISTEN:
 			if (http__parse_listen(optarg, &opts->listen_addr, &opts->listen_addr_len))

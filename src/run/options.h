@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "formats.h"
 #include "named.h"
 #include "profile.h"
 #include "report.h"
@@ -23,7 +24,6 @@ struct options {
 	const char *user;		/* --user: the command runs as this user */
 	double duration_s;		/* 0: until the target exits or a signal */
 	double interval_s;		/* periodic line; 0: none */
-	const char *flamegraph_path;
 	enum metric flamegraph_metric;
 	uint64_t ringbuf_bytes;		/* all rings together; 0: by the CPU count */
 	int verbose;
@@ -62,9 +62,7 @@ struct options {
 	unsigned int error_exitcode;	/* exit status when one is lost; 0: as usual */
 	unsigned int unwind;		/* enum unwind_mode */
 	uint64_t sample_bytes;		/* 0: trace every call */
-	const char *svg_path;
-	const char *pprof_path;
-	const char *timeline_path;	/* --timeline: live bytes over time, HTML */
+	const char *output_paths[OUTPUT_FORMATS];	/* by enum output_format (formats.h); NULL: none */
 	/* the scrape endpoint */
 	const char *listen;		/* as given; NULL: none */
 	struct sockaddr_storage listen_addr;

@@ -143,7 +143,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 		return say(-ENOMEM, "cannot start");
 	if ((o->sort == SORT_GROWTH || o->tui) && !(r->growth = growth__new(o->growth_window)))
 		return say(-ENOMEM, "cannot start");
-	if (o->timeline_path && !(r->timeline = timeline__new()))
+	if (o->output_paths[OUTPUT_TIMELINE] && !(r->timeline = timeline__new()))
 		return say(-ENOMEM, "cannot start");
 	r->events = events__new(ncpus, ring_bytes, r->heap);
 	if (!r->events)

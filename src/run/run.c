@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -168,10 +169,6 @@ void run__outputs_opts(struct run_rooms *r, struct outputs_opts *oo)
 	struct recording *rec = r->rec;
 
 	*oo = (struct outputs_opts){
-		.svg_path = r->opts->svg_path,
-		.pprof_path = r->opts->pprof_path,
-		.flamegraph_path = r->opts->flamegraph_path,
-		.timeline_path = r->opts->timeline_path,
 		.flamegraph_metric = r->opts->flamegraph_metric,
 		.sample_bytes = r->opts->sample_bytes,
 		.leak_check = r->opts->leak_check,
@@ -185,6 +182,7 @@ void run__outputs_opts(struct run_rooms *r, struct outputs_opts *oo)
 		.target_name = writer_target_name,
 		.ctx = r,
 	};
+	memcpy(oo->paths, r->opts->output_paths, sizeof(oo->paths));
 }
 
 /* the endpoint listens before tracing: a port in use stops tracelloc at once */

@@ -29,23 +29,22 @@ struct outputs {
 	struct outputs_opts opts;
 };
 
+/* a row of the formats (formats.h): its option, its title (of the target's
+ * name, or NULL: none), its writer */
 struct format {
+	enum output_format format;
 	const char *flag;
-	size_t path_at;		/* offsetof(struct outputs_opts, its path) */
-	int (*write)(const struct outputs *o, FILE *out, struct profile *p);
+	const char *title;
+	int (*write)(const struct outputs *o, FILE *out, struct profile *p, const char *title);
 };
 
-static int write_folded(const struct outputs *o, FILE *out, struct profile *p)
+static int write_folded(const struct outputs *o, FILE *out, struct profile *p, const char *title)
 {
 	return folded__write(out, p, o->opts.flamegraph_metric);
 }
 
-static int write_svg(const struct outputs *o, FILE *out, struct profile *p)
+static int write_svg(const struct outputs *o, FILE *out, struct profile *p, const char *title)
 {
-	char title[256], target[192];
-
-	o->opts.target_name(o->opts.ctx, target, sizeof(target));
-	snprintf(title, sizeof(title), "Heap of %s", target);
 	return svg__write(out, p, o->opts.flamegraph_metric, title);
 }
 
@@ -66,33 +65,32 @@ static int write_pprof_view(const struct outputs *o, FILE *out, struct profile *
 	return pprof__write(out, p, &po);
 }
 
-static int write_pprof(const struct outputs *o, FILE *out, struct profile *p)
+static int write_pprof(const struct outputs *o, FILE *out, struct profile *p, const char *title)
 {
 	return write_pprof_view(o, out, p, PPROF_INUSE);
 }
 
-static int write_timeline(const struct outputs *o, FILE *out, struct profile *p)
+static int write_timeline(const struct outputs *o, FILE *out, struct profile *p,
+			  const char *title)
 {
-	char title[256], target[192];
-
-	o->opts.target_name(o->opts.ctx, target, sizeof(target));
-	snprintf(title, sizeof(title), "Live heap of %s over time", target);
 	return timeline__write(out, o->opts.timeline, p, title);
 }
 
 /* in the order they are written */
 static const struct format formats[] = {
-	{ "--svg", offsetof(struct outputs_opts, svg_path), write_svg },
-	{ "--pprof", offsetof(struct outputs_opts, pprof_path), write_pprof },
-	{ "--flamegraph", offsetof(struct outputs_opts, flamegraph_path), write_folded },
-	{ "--timeline", offsetof(struct outputs_opts, timeline_path), write_timeline },
+	[OUTPUT_SVG] = { OUTPUT_SVG, "--svg", "Heap of %s", write_svg },
+	[OUTPUT_PPROF] = { OUTPUT_PPROF, "--pprof", NULL, write_pprof },
+	[OUTPUT_FOLDED] = { OUTPUT_FOLDED, "--flamegraph", NULL, write_folded },
+	[OUTPUT_TIMELINE] = { OUTPUT_TIMELINE, "--timeline", "Live heap of %s over time",
+			      write_timeline },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+_Static_assert(NFORMATS == OUTPUT_FORMATS, "a row for every format of formats.h");
 
 static const char *path_in(const struct outputs_opts *opts, const struct format *f)
 {
-	return *(const char *const *)((const char *)opts + f->path_at);
+	return opts->paths[f->format];
 }
 
 static const char *path_of(const struct outputs *o, const struct format *f)
@@ -186,26 +184,31 @@ int outputs__check(const struct outputs_opts *opts, bool *to_stdout)
 
 struct writing {
 	const struct outputs *o;
-	int (*write)(const struct outputs *o, FILE *out, struct profile *p);
+	const struct format *f;
 };
 
 static int write_snapshot_of_model(FILE *out, void *ctx)
 {
 	const struct writing *w = ctx;
 	struct profile *p = w->o->opts.snapshot(w->o->opts.ctx);
+	char title[256], target[192];
 	int err;
 
 	if (!p)
 		return -ENOMEM;
-	err = w->write(w->o, out, p);
+	title[0] = '\0';
+	if (w->f->title) {
+		w->o->opts.target_name(w->o->opts.ctx, target, sizeof(target));
+		snprintf(title, sizeof(title), w->f->title, target);
+	}
+	err = w->f->write(w->o, out, p, title);
 	profile__destroy(p);
 	return err;
 }
 
-static int write_one(const struct outputs *o, const char *path,
-		     int (*write)(const struct outputs *o, FILE *out, struct profile *p))
+static int write_one(const struct outputs *o, const char *path, const struct format *f)
 {
-	struct writing w = { .o = o, .write = write };
+	struct writing w = { .o = o, .f = f };
 	uint64_t start = clock__now_ns();
 	struct outfile_target t;
 	int err;
@@ -238,8 +241,7 @@ int outputs__write(const struct outputs *o)
 
 	writing(o, true);
 	for (i = 0; i < NFORMATS; i++)
-		if (path_of(o, &formats[i]) && write_one(o, path_of(o, &formats[i]),
-							  formats[i].write))
+		if (path_of(o, &formats[i]) && write_one(o, path_of(o, &formats[i]), &formats[i]))
 			failed = 1;
 	writing(o, false);
 	return failed;
@@ -311,9 +313,9 @@ void outputs__snapshot(const struct outputs *o)
 	}
 	writing(o, true);
 	snprintf(path, sizeof(path), "%s.pb.gz", base);
-	write_one(o, path, write_pprof);
+	write_one(o, path, &formats[OUTPUT_PPROF]);
 	snprintf(path, sizeof(path), "%s.fg", base);
-	write_one(o, path, write_folded);
+	write_one(o, path, &formats[OUTPUT_FOLDED]);
 	writing(o, false);
 	outputs__prune(o->opts.snapshot_dir, o->opts.snapshot_keep);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "formats.h"
 #include "pprof.h"
 #include "profile.h"
 
@@ -22,10 +23,7 @@ struct timeline;
 struct outputs;
 
 struct outputs_opts {
-	const char *svg_path;
-	const char *pprof_path;
-	const char *flamegraph_path;
-	const char *timeline_path;
+	const char *paths[OUTPUT_FORMATS];	/* by enum output_format; NULL: not asked for */
 	enum metric flamegraph_metric;
 	uint64_t sample_bytes;		/* pprof's period: 0, every call */
 	bool leak_check;		/* pprof's leaked_* sample types */

@@ -76,9 +76,9 @@ TEST(outputs_every_format_attempted)
 	ASSERT_TRUE(dir != NULL, "a temporary directory");
 	ASSERT_OK(busy_heap__init(&b, 50), "heap");
 	oo.ctx = &b;
-	oo.svg_path = in_dir(dir, "no/such/dir/a.svg");	/* written first: it fails */
-	oo.pprof_path = in_dir(dir, "a.pb.gz");
-	oo.flamegraph_path = in_dir(dir, "a.fg");
+	oo.paths[OUTPUT_SVG] = in_dir(dir, "no/such/dir/a.svg");	/* written first: it fails */
+	oo.paths[OUTPUT_PPROF] = in_dir(dir, "a.pb.gz");
+	oo.paths[OUTPUT_FOLDED] = in_dir(dir, "a.fg");
 	o = outputs__new(&oo);
 	ASSERT_TRUE(o != NULL, "outputs__new");
 	capture_stderr(write_all, o, &ret, line, sizeof(line));
@@ -107,7 +107,7 @@ static int check(const void *arg)
 
 TEST(outputs_check_before_tracing)
 {
-	struct outputs_opts oo = { .flamegraph_path = "-" };
+	struct outputs_opts oo = { .paths[OUTPUT_FOLDED] = "-" };
 	struct check_args a = { .opts = &oo };
 	char line[512], *dir = make_dir();
 	bool to_stdout = false;
@@ -118,12 +118,12 @@ TEST(outputs_check_before_tracing)
 	capture_stderr(check, &a, &ret, line, sizeof(line));
 	ASSERT_OK(ret, "one output to standard output");
 	ASSERT_TRUE(to_stdout, "said to go to standard output");
-	oo.pprof_path = "-";
+	oo.paths[OUTPUT_PPROF] = "-";
 	capture_stderr(check, &a, &ret, line, sizeof(line));
 	ASSERT_EQ(ret, 1, "two outputs to standard output");
 	ASSERT_STREQ(line, "tracelloc: --pprof - and --flamegraph - both go to standard output: "
 			   "only one output can", "the line");
-	oo.pprof_path = NULL;
+	oo.paths[OUTPUT_PPROF] = NULL;
 	/* made at the first snapshot, not before: a trace that fails leaves none */
 	oo.snapshot_dir = in_dir(dir, "none");
 	capture_stderr(check, &a, &ret, line, sizeof(line));

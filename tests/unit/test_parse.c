@@ -446,8 +446,8 @@ TEST(options_defaults)
 	ASSERT_NULL(o.command, "command");
 	ASSERT_TRUE(o.duration_s == 0, "duration default 0 (got %g)", o.duration_s);
 	ASSERT_TRUE(o.interval_s == 1, "interval default 1 (got %g)", o.interval_s);
-	ASSERT_NULL(o.flamegraph_path, "flamegraph path");
-	ASSERT_NULL(o.pprof_path, "pprof path");
+	ASSERT_NULL(o.output_paths[OUTPUT_FOLDED], "flamegraph path");
+	ASSERT_NULL(o.output_paths[OUTPUT_PPROF], "pprof path");
 	ASSERT_NULL(o.listen, "listen");
 	ASSERT_EQ(o.flamegraph_metric, METRIC_LIVE_BYTES, "metric default live");
 	ASSERT_EQ(o.ringbuf_bytes, 0, "ring buffer default: by CPU count");
@@ -609,9 +609,9 @@ TEST(options_each_flag)
 	ASSERT_TRUE(o.interval_s == 0.5, "--interval 0.5 (got %g)", o.interval_s);
 
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-f", "out.folded"), OPTIONS_RUN, "-f");
-	ASSERT_STREQ(o.flamegraph_path, "out.folded", "-f");
+	ASSERT_STREQ(o.output_paths[OUTPUT_FOLDED], "out.folded", "-f");
 	ASSERT_EQ(PARSE(&o, "-p", "1", "--flamegraph", "/tmp/x y"), OPTIONS_RUN, "--flamegraph");
-	ASSERT_STREQ(o.flamegraph_path, "/tmp/x y", "--flamegraph");
+	ASSERT_STREQ(o.output_paths[OUTPUT_FOLDED], "/tmp/x y", "--flamegraph");
 
 	ASSERT_EQ(PARSE(&o, "-p", "1", "-m", "count"), OPTIONS_RUN, "-m count");
 	ASSERT_EQ(o.flamegraph_metric, METRIC_ALLOC_COUNT, "-m count");
@@ -633,7 +633,7 @@ TEST(options_each_flag)
 	ASSERT_EQ(o.ringbuf_bytes, 8192, "-b 8192");
 
 	ASSERT_EQ(PARSE(&o, "-p", "1", "--pprof", "heap.pb.gz"), OPTIONS_RUN, "--pprof");
-	ASSERT_STREQ(o.pprof_path, "heap.pb.gz", "--pprof");
+	ASSERT_STREQ(o.output_paths[OUTPUT_PPROF], "heap.pb.gz", "--pprof");
 	ASSERT_EQ(PARSE(&o, "-p", "1", "--listen", "6060"), OPTIONS_RUN, "--listen 6060");
 	ASSERT_STREQ(o.listen, "6060", "--listen 6060");
 	ASSERT_EQ(o.listen_addr.ss_family, AF_INET, "--listen 6060: family");
