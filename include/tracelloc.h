@@ -159,6 +159,16 @@ enum event_type {
 	EVENT_SLAB_MOVED,
 };
 
+/* how every record begins: each struct *_event below starts with these
+ * fields, so that the daemon reads a record's kind and process before it
+ * knows its struct (events.c checks the layouts) */
+struct record_header {
+	unsigned short type;		/* enum event_type */
+	unsigned short slot;		/* the process's slot */
+	unsigned int tid;		/* the sender's thread */
+	unsigned long long ts_ns;	/* CLOCK_MONOTONIC */
+};
+
 /* fork_event.flags: the child shares its parent's memory (vfork, posix_spawn) */
 #define FORK_SHARES_VM 1U
 

@@ -199,11 +199,219 @@ static int handle_range(struct events *e, const void *data, size_t size, uint64_
 	return heap__unmap(e->heap, ev->addr | tag, len);
 }
 
+/*
+ * The records, by kind: the least size a record of the kind has, and what it
+ * does to the model. Every record begins with the same fields (struct
+ * record_header in tracelloc.h); a record shorter than its kind's size, or
+ * of a kind with no row, is counted malformed and goes.
+ */
+typedef int (*record_fn)(struct events *e, const struct slot_sink *k, const void *data,
+			 size_t size, uint64_t tag);
+
+static int on_alloc(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		    uint64_t tag)
+{
+	/* (its stack's length is checked there) */
+	return handle_alloc(e, k, data, size);
+}
+
+/* what comes after is the new program's (an exec: its heap first); a
+ * process stopped at exit, to be scanned: the daemon's (handle_pending) */
+static int on_hold(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		   uint64_t tag)
+{
+	return hold(e, data);
+}
+
+/* the child's copy of the heap is the parent's as of now */
+static int on_fork(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		   uint64_t tag)
+{
+	return hold_fork(e, data, size);
+}
+
+static int on_main_exit(struct events *e, const struct slot_sink *k, const void *data,
+			size_t size, uint64_t tag)
+{
+	e->main_exited = true;
+	return 0;
+}
+
+/* the maps of the new generation, read while they last; held: the
+ * process waits, stopped, for the daemon (handle_pending) */
+static int on_maps(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		   uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->frames_fn)
+		e->frames_fn(k->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
+	return ev->type == EVENT_MAPS_HELD ? hold(e, ev) : 0;
+}
+
+static int release(struct events *e, const struct ptr_event *ev, uint64_t tag)
+{
+	heap__free(e->heap, ev->tid, ev->addr | tag);
+	if (e->pools)
+		pools__forget(e->pools, ev->addr | tag);
+	return 0;
+}
+
+/* a slab of a named allocator's is not the heap's; anything else is a
+ * block's release, as a named free's */
+static int on_free(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		   uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
+		return 0;
+	return release(e, ev, tag);
+}
+
+static int on_named_free(struct events *e, const struct slot_sink *k, const void *data,
+			 size_t size, uint64_t tag)
+{
+	return release(e, data, tag);
+}
+
+static int on_free_again(struct events *e, const struct slot_sink *k, const void *data,
+			 size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
+		return 0;
+	if (heap__free_again(e->heap, ev->addr | tag) && e->pools)
+		pools__forget(e->pools, ev->addr | tag);
+	return 0;
+}
+
+static int on_slab_free(struct events *e, const struct slot_sink *k, const void *data,
+			size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->pools)
+		pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0);
+	return 0;
+}
+
+static int on_slab_moved(struct events *e, const struct slot_sink *k, const void *data,
+			 size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->pools)
+		pools__free_slab(e->pools, ev->tid, ev->addr | tag, ev->addr | tag);
+	return 0;
+}
+
+static int on_pool_destroy(struct events *e, const struct slot_sink *k, const void *data,
+			   size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	if (e->pools)
+		pools__destroy_pool(e->pools, ev->tid, ev->addr | tag);
+	return 0;
+}
+
+static int on_slab(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		   uint64_t tag)
+{
+	const struct range_event *ev = data;
+
+	return e->pools ? pools__slab(e->pools, ev->addr | tag, ev->len) : 0;
+}
+
+static int on_exit_free(struct events *e, const struct slot_sink *k, const void *data,
+			size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	heap__exit_free(e->heap, ev->tid, ev->addr | tag);
+	if (e->pools)
+		pools__forget(e->pools, ev->addr | tag);
+	return 0;
+}
+
+static int on_realloc_begin(struct events *e, const struct slot_sink *k, const void *data,
+			    size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	heap__realloc_begin(e->heap, ev->tid, ev->addr | tag);
+	return 0;
+}
+
+static int on_realloc_failed(struct events *e, const struct slot_sink *k, const void *data,
+			     size_t size, uint64_t tag)
+{
+	const struct ptr_event *ev = data;
+
+	heap__realloc_failed(e->heap, ev->tid, ev->addr | tag);
+	return 0;
+}
+
+static int on_thread_name(struct events *e, const struct slot_sink *k, const void *data,
+			  size_t size, uint64_t tag)
+{
+	const struct name_event *ev = data;
+
+	return e->threads ? threads__set_name(e->threads, ev->tid, ev->name, THREAD_NAME_LEN) : 0;
+}
+
+static int on_range(struct events *e, const struct slot_sink *k, const void *data, size_t size,
+		    uint64_t tag)
+{
+	return handle_range(e, data, size, tag);
+}
+
+static const struct record_kind {
+	size_t size;
+	record_fn handle;
+} kinds[] = {
+	[EVENT_ALLOC] = { sizeof(struct ptr_event), on_alloc },
+	[EVENT_FREE] = { sizeof(struct ptr_event), on_free },
+	[EVENT_REALLOC_BEGIN] = { sizeof(struct ptr_event), on_realloc_begin },
+	[EVENT_REALLOC_FAILED] = { sizeof(struct ptr_event), on_realloc_failed },
+	[EVENT_EXIT_FREE] = { sizeof(struct ptr_event), on_exit_free },
+	[EVENT_EXEC] = { sizeof(struct ptr_event), on_hold },
+	[EVENT_MAPS_CHANGE] = { sizeof(struct ptr_event), on_maps },
+	[EVENT_MAIN_EXIT] = { sizeof(struct ptr_event), on_main_exit },
+	[EVENT_UNMAP] = { sizeof(struct range_event), on_range },
+	[EVENT_THREAD_NAME] = { sizeof(struct name_event), on_thread_name },
+	[EVENT_FORK] = { sizeof(struct fork_event), on_fork },
+	[EVENT_FORK_PARENT] = { sizeof(struct fork_event), on_fork },
+	[EVENT_RESERVE] = { sizeof(struct range_event), on_range },
+	[EVENT_DECOMMIT] = { sizeof(struct range_event), on_range },
+	[EVENT_MAPS_HELD] = { sizeof(struct ptr_event), on_maps },
+	[EVENT_EXITING] = { sizeof(struct ptr_event), on_hold },
+	[EVENT_NAMED_FREE] = { sizeof(struct ptr_event), on_named_free },
+	[EVENT_SLAB] = { sizeof(struct range_event), on_slab },
+	[EVENT_SLAB_FREE] = { sizeof(struct ptr_event), on_slab_free },
+	[EVENT_POOL_DESTROY] = { sizeof(struct ptr_event), on_pool_destroy },
+	[EVENT_FREE_AGAIN] = { sizeof(struct ptr_event), on_free_again },
+	[EVENT_SLAB_MOVED] = { sizeof(struct ptr_event), on_slab_moved },
+};
+
+#define SAME_HEADER(type)                                                                  \
+	_Static_assert(offsetof(struct type, slot) == offsetof(struct record_header, slot) &&     \
+		       offsetof(struct type, tid) == offsetof(struct record_header, tid) &&       \
+		       offsetof(struct type, ts_ns) == offsetof(struct record_header, ts_ns),     \
+		       #type " begins as every record does")
+SAME_HEADER(ptr_event);
+SAME_HEADER(alloc_event);
+SAME_HEADER(range_event);
+SAME_HEADER(name_event);
+SAME_HEADER(fork_event);
+
 static int handle_record(struct events *e, const void *data, size_t size)
 {
 	const struct ptr_event *ev = data;
+	const struct record_kind *kind;
 	const struct slot_sink *k;
-	uint64_t tag;
 
 	if (size < sizeof(*ev) || ev->slot >= MAX_PROCS) {
 		e->malformed++;
@@ -213,101 +421,18 @@ static int handle_record(struct events *e, const void *data, size_t size)
 	if (ev->type == EVENT_COMM_EXEC)
 		return hold(e, ev);
 	k = &e->sinks[ev->slot];
-	tag = k->tag;
 	/* frees are at the record's time: the blocks' lifetimes */
 	heap__set_clock(e->heap, ev->ts_ns);
 	/* a process no longer traced (it exited, or exec'ed a program that is
 	 * not); one that waits for us is let go all the same (handle_pending) */
 	if (!k->live)
 		return ev->type == EVENT_MAPS_HELD || ev->type == EVENT_EXITING ? hold(e, ev) : 0;
-	switch (ev->type) {
-	case EVENT_EXEC:
-		/* what comes after is the new program's: its heap first */
-		return hold(e, ev);
-	case EVENT_FORK_PARENT:
-		/* the child's copy of the heap is the parent's as of now */
-	case EVENT_FORK:
-		return hold_fork(e, data, size);
-	case EVENT_MAIN_EXIT:
-		e->main_exited = true;
+	kind = ev->type < sizeof(kinds) / sizeof(kinds[0]) ? &kinds[ev->type] : NULL;
+	if (!kind || !kind->handle || size < kind->size) {
+		e->malformed++;
 		return 0;
-	case EVENT_EXITING:
-		/* the process waits, stopped at exit, to be scanned (handle_pending) */
-		return hold(e, ev);
-	case EVENT_MAPS_HELD:
-	case EVENT_MAPS_CHANGE:
-		/* the maps of the new generation, read while they last */
-		if (e->frames_fn)
-			e->frames_fn(k->frames_ctx, (uint16_t)ev->addr, NULL, 0, NULL);
-		/* the process waits, stopped, for the daemon (handle_pending) */
-		if (ev->type == EVENT_MAPS_HELD)
-			return hold(e, ev);
-		return 0;
-	case EVENT_ALLOC:
-		return handle_alloc(e, k, data, size);
-	case EVENT_FREE:
-		/* a slab of a named allocator's is not the heap's; anything
-		 * else is a block's release, as a named free's */
-		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
-			return 0;
-		/* fall through */
-	case EVENT_NAMED_FREE:
-		heap__free(e->heap, ev->tid, ev->addr | tag);
-		if (e->pools)
-			pools__forget(e->pools, ev->addr | tag);
-		return 0;
-	case EVENT_FREE_AGAIN:
-		if (e->pools && pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0))
-			return 0;
-		if (heap__free_again(e->heap, ev->addr | tag) && e->pools)
-			pools__forget(e->pools, ev->addr | tag);
-		return 0;
-	case EVENT_SLAB_FREE:
-		if (e->pools)
-			pools__free_slab(e->pools, ev->tid, ev->addr | tag, 0);
-		return 0;
-	case EVENT_SLAB_MOVED:
-		if (e->pools)
-			pools__free_slab(e->pools, ev->tid, ev->addr | tag, ev->addr | tag);
-		return 0;
-	case EVENT_POOL_DESTROY:
-		if (e->pools)
-			pools__destroy_pool(e->pools, ev->tid, ev->addr | tag);
-		return 0;
-	case EVENT_SLAB:
-		if (size < sizeof(struct range_event)) {
-			e->malformed++;
-			return 0;
-		}
-		return e->pools ? pools__slab(e->pools, ev->addr | tag,
-					      ((const struct range_event *)data)->len) : 0;
-	case EVENT_EXIT_FREE:
-		heap__exit_free(e->heap, ev->tid, ev->addr | tag);
-		if (e->pools)
-			pools__forget(e->pools, ev->addr | tag);
-		return 0;
-	case EVENT_REALLOC_BEGIN:
-		heap__realloc_begin(e->heap, ev->tid, ev->addr | tag);
-		return 0;
-	case EVENT_REALLOC_FAILED:
-		heap__realloc_failed(e->heap, ev->tid, ev->addr | tag);
-		return 0;
-	case EVENT_THREAD_NAME:
-		if (!e->threads)
-			return 0;
-		if (size < sizeof(struct name_event)) {
-			e->malformed++;
-			return 0;
-		}
-		return threads__set_name(e->threads, ev->tid, ((const struct name_event *)data)->name,
-					 THREAD_NAME_LEN);
-	case EVENT_UNMAP:
-	case EVENT_RESERVE:
-	case EVENT_DECOMMIT:
-		return handle_range(e, data, size, tag);
 	}
-	e->malformed++;
-	return 0;
+	return kind->handle(e, k, data, size, k->tag);
 }
 
 #define RINGBUF_BUSY_BIT (1U << 31)
