@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "checks.h"
 #include "console.h"
 #include "events.h"
 #include "heap.h"
@@ -42,49 +43,44 @@ struct console {
 	struct heap_stats last_report;		/* the heap when the last report was printed */
 	bool reported;
 	unsigned int report_generation;		/* the recording's, at that report */
-	bool found_lost;			/* a leak check found a block lost */
+	struct checks *checks;
 	char leak_line[160];			/* the TUI's: the last check's totals */
-	/* the processes checked at their exit: not again at the end */
-	pid_t exited[MAX_PROCS];
-	size_t nexited;
-	/* the last check of each process, for the summary */
-	struct checked {
-		pid_t pid;
-		uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
-		double stopped_ms;
-		bool snapshot;
-	} checked[MAX_PROCS];
-	size_t nchecked;
 };
 
-/* the summary keeps the last check of each process */
-static void keep_check(struct console *c, pid_t pid, const uint64_t *bytes, const uint64_t *blocks,
-		       double stopped_ms, bool snapshot)
+/* a leak check's result (checks.c): its section, or the live view's line */
+static void draw_check(void *ctx, const struct check_result *r)
 {
-	struct checked *k = NULL;
-	size_t i;
+	struct console *c = ctx;
+	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
+				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR"),
+				  .now_ns = clock__now_ns() };
+	char lost[32], ind[32];
+	int err;
 
-	for (i = 0; i < c->nchecked && !k; i++)
-		if (c->checked[i].pid == pid)
-			k = &c->checked[i];
-	if (!k && c->nchecked < MAX_PROCS)
-		k = &c->checked[c->nchecked++];
-	if (!k)
+	if (c->tui) {
+		report__human_bytes(r->bytes[LEAK_DEFINITE], lost, sizeof(lost));
+		report__human_bytes(r->bytes[LEAK_INDIRECT], ind, sizeof(ind));
+		snprintf(c->leak_line, sizeof(c->leak_line),
+			 "pid %d: %s definitely lost, %s indirectly (%s, stopped %.1f ms)", r->pid,
+			 lost, ind, r->report.how, r->report.stopped_ms);
 		return;
-	k->pid = pid;
-	memcpy(k->bytes, bytes, sizeof(k->bytes));
-	memcpy(k->blocks, blocks, sizeof(k->blocks));
-	k->stopped_ms = stopped_ms;
-	k->snapshot = snapshot;
+	}
+	err = r->profile ? report__leaks(c->report_out, r->profile, &r->report, &ro) : -ENOMEM;
+	if (err)
+		say(err, "cannot print the leak check");
 }
 
 struct console *console__new(const struct options *o, struct traced *t, struct recording *rec,
-			     struct tracer *tracer, struct http *http, FILE *report_out)
+			     struct tracer *tracer, struct http *http, struct checks *checks,
+			     FILE *report_out)
 {
 	struct console *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->checks = checks;
+	if (checks)
+		checks__set_drawer(checks, draw_check, c);
 	c->opts = o;
 	c->traced = t;
 	c->rec = rec;
@@ -231,192 +227,6 @@ bool console__tick(struct console *c, uint64_t intervals, char *ending, size_t e
 	return !report_reader_gone(c, ending, ending_size);
 }
 
-static void drain(void *ctx)
-{
-	struct console *c = ctx;
-
-	/* a read handles the records stamped before it began: the second one
-	 * those the first found stamped after its start, before the stop */
-	traced__consume(c->traced);
-	traced__consume(c->traced);
-}
-
-/* what each stack lost, for the outputs (-m leaked) */
-static void keep_lost(struct console *c, pid_t pid, const struct leaks *l)
-{
-	struct leak_stack *lost;
-	size_t n;
-	int err = leaks__lost_by_stack(l, &lost, &n);
-
-	if (!err)
-		err = recording__set_leaked(c->rec, pid, lost, n);
-	if (err)
-		say(err, "cannot keep what the leak check found for the outputs");
-	free(lost);
-}
-
-static bool suppressed(void *ctx, uint32_t stack_id)
-{
-	const struct console *c = ctx;
-
-	return recording__suppressed(c->rec, stack_id);
-}
-
-/* the snapshot's clone is no fork to follow */
-static void quiet(void *ctx, pid_t pid, bool on)
-{
-	struct console *c = ctx;
-
-	tracer__ignore_forks(c->tracer, on ? pid : 0);
-}
-
-/* the process is stopped for another tracelloc's leak check, or its
- * tracer let go of it meanwhile: worth another try (a debugger is not).
- * Another tracelloc is known by its map of held processes, whatever its
- * name; asked once per tracer, as this is asked each millisecond */
-static bool tracer_passing(pid_t pid)
-{
-	static pid_t last_tracer;
-	static bool last_is;
-	pid_t tracer = procfs__tracer(pid);
-
-	if (tracer <= 0)
-		return true;
-	if (tracer != last_tracer) {
-		last_tracer = tracer;
-		last_is = holds__of_tracelloc(tracer);
-	}
-	return last_is;
-}
-
-static int sig_stacks(void *ctx, pid_t pid, uint64_t *sp, size_t max)
-{
-	struct console *c = ctx;
-
-	return tracer__sig_stacks(c->tracer, pid, sp, max);
-}
-
-/* one process: stopped, scanned (or a snapshot of it while it goes on),
- * let go, and its section printed */
-static void check_process(struct console *c, pid_t pid, uint64_t tag, bool live)
-{
-	struct leakcheck_opts lo = { .pid = pid, .tag = tag, .drain = drain, .quiet = quiet,
-				     .sig_stacks = sig_stacks, .ctx = c, .snapshot = live,
-				     .attached_late = !c->opts->command,
-				     .held = live && traced__held(c->traced, pid),
-				     .pools = recording__pools(c->rec) };
-	struct report_opts ro = { .top = c->opts->top ? c->opts->top : 3,
-				  .color = isatty(fileno(c->report_out)) && !getenv("NO_COLOR") };
-	uint64_t bytes[LEAK__COUNT], blocks[LEAK__COUNT];
-	struct leak_report lr;
-	struct leakcheck *lc;
-	struct profile *p;
-	char comm[64], name[160];
-	pid_t tracer;
-	int err, tries;
-
-	err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
-	/* another tracelloc's check of it: milliseconds, then our turn, taken
-	 * at once: at an exit, its SIGCONT follows its detach closely (a
-	 * thread we stopped first stays stopped for us) */
-	for (tries = 0; err == -EPERM && tries < 1000 && tracer_passing(pid); tries++) {
-		usleep(1000);
-		err = leakcheck__run(&lo, recording__heap(c->rec), &lc);
-	}
-	if (tries && (err == -ESRCH || err == -ENOENT)) {
-		say(0, "leak check: pid %d ended while another tracelloc checked it: unscanned here",
-		    pid);
-	} else if (err == -EPERM && (tracer = procfs__tracer(pid)) > 0) {
-		procfs__comm(tracer, comm, sizeof(comm));
-		say(0, "leak check: pid %d is traced by another tracer, pid %d (%s): it cannot be "
-		    "scanned", pid, tracer, text__escape(comm, name, sizeof(name)));
-	} else if (err == -EPERM) {
-		say(0, "leak check: pid %d is traced by another tracer: it cannot be scanned", pid);
-	} else if (err == -ESRCH) {
-		say(0, "leak check: pid %d ended before its libc's _exit (a signal, a raw exit): its "
-		    "memory went with it, unscanned", pid);
-	} else if (err) {
-		say(err, "leak check of pid %d", pid);
-	}
-	if (err)
-		return;
-	if (leakcheck__sig_stacks_err(lc))
-		say(leakcheck__sig_stacks_err(lc), "leak check of pid %d: cannot read its threads' "
-		    "alternate signal stacks (a block only the kernel holds may be called lost)",
-		    pid);
-	lr = (struct leak_report){ .pid = pid, .how = leakcheck__how(lc),
-				   .stopped_ms = leakcheck__stopped_ms(lc),
-				   .scan_ms = leakcheck__scan_ms(lc),
-				   .attached_late = leakcheck__attached_late(lc),
-				   .leaks = leakcheck__leaks(lc) };
-	/* first: the stacks' verdicts, so the suppressed ones leave the classes */
-	p = recording__snapshot(c->rec, traced__symbolizer(c->traced), false);
-	leaks__suppress(leakcheck__leaks(lc), suppressed, c, &lr.suppressed_bytes,
-			&lr.suppressed_blocks);
-	leaks__totals(lr.leaks, bytes, blocks);
-	c->found_lost |= blocks[LEAK_DEFINITE] + blocks[LEAK_INDIRECT] > 0;
-	keep_check(c, pid, bytes, blocks, lr.stopped_ms, !strcmp(lr.how, "snapshot"));
-	keep_lost(c, pid, lr.leaks);
-	ro.now_ns = clock__now_ns();
-	if (c->tui) {
-		char lost[32], ind[32];
-
-		report__human_bytes(bytes[LEAK_DEFINITE], lost, sizeof(lost));
-		report__human_bytes(bytes[LEAK_INDIRECT], ind, sizeof(ind));
-		snprintf(c->leak_line, sizeof(c->leak_line),
-			 "pid %d: %s definitely lost, %s indirectly (%s, stopped %.1f ms)", pid, lost,
-			 ind, lr.how, lr.stopped_ms);
-		err = 0;
-	} else {
-		err = p ? report__leaks(c->report_out, p, &lr, &ro) : -ENOMEM;
-	}
-	if (err)
-		say(err, "cannot print the leak check");
-	if (c->opts->verbose)
-		fprintf(stderr, "tracelloc: leak check of pid %d: %llu of %llu bytes read were "
-			"streamed by the snapshot itself%s\n", pid,
-			(unsigned long long)leaks__bytes_streamed(lr.leaks),
-			(unsigned long long)leaks__bytes_read(lr.leaks),
-			leaks__stream_failed(lr.leaks) ? " (the stream failed: the rest read from "
-			"/proc/PID/mem)" : "");
-	profile__destroy(p);
-	leakcheck__destroy(lc);
-}
-
-static bool checked_at_exit(const struct console *c, pid_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < c->nexited; i++)
-		if (c->exited[i] == pid)
-			return true;
-	return false;
-}
-
-void console__leak_check(struct console *c)
-{
-	uint64_t tag;
-	pid_t pid;
-	size_t i;
-
-	if (!c->opts->leak_check)
-		return;
-	for (i = 0; i < MAX_PROCS; i++)
-		if (traced__process(c->traced, i, &pid, &tag) && !checked_at_exit(c, pid))
-			check_process(c, pid, tag, true);
-}
-
-void console__exit_check(void *ctx, pid_t pid, uint64_t tag)
-{
-	struct console *c = ctx;
-
-	if (!c->opts->leak_check)
-		return;
-	check_process(c, pid, tag, false);
-	if (c->nexited < MAX_PROCS)
-		c->exited[c->nexited++] = pid;
-}
-
 void console__marked(struct console *c)
 {
 	double at = clock__now_ns() / 1e9 - recording__start_s(c->rec);
@@ -424,25 +234,6 @@ void console__marked(struct console *c)
 	if (!c->tui)
 		fprintf(stderr, "tracelloc: mark set at %.2f s: from now on each stack shows its live "
 			"bytes allocated since\n", at);
-}
-
-unsigned int console__leak_totals(const struct console *c, uint64_t *bytes, uint64_t *blocks)
-{
-	size_t i, k;
-
-	for (k = 0; k < LEAK__COUNT; k++)
-		bytes[k] = blocks[k] = 0;
-	for (i = 0; i < c->nchecked; i++)
-		for (k = 0; k < LEAK__COUNT; k++) {
-			bytes[k] += c->checked[i].bytes[k];
-			blocks[k] += c->checked[i].blocks[k];
-		}
-	return (unsigned int)c->nchecked;
-}
-
-bool console__found_lost(const struct console *c)
-{
-	return c->found_lost;
 }
 
 /* the summary's numbers are the views': what the suppressions left out of
@@ -495,19 +286,22 @@ static void print_summary(struct console *c, const char *ending)
 		.processes = ps ? processes__count(ps) : 0,
 		.untraced_processes = traced__untraced(c->traced),
 	};
-	size_t i;
 
 	if (st->peak_ns / 1e9 > start_s)
 		sum.peak_at_s = st->peak_ns / 1e9 - start_s;
-	sum.leak_checks = console__leak_totals(c, sum.leak_bytes, sum.leak_blocks);
+	if (c->checks) {
+		struct checks_totals ct;
+
+		checks__totals(c->checks, &ct);
+		sum.leak_checks = ct.checks;
+		memcpy(sum.leak_bytes, ct.bytes, sizeof(sum.leak_bytes));
+		memcpy(sum.leak_blocks, ct.blocks, sizeof(sum.leak_blocks));
+		sum.leak_snapshots = ct.snapshots;
+		sum.leak_stopped_ms = ct.max_stopped_ms;
+	}
 	sum.suppress_rules = recording__suppress_rules(c->rec);
 	if (sum.suppress_rules)
 		leave_out_suppressed(c, &sum);
-	for (i = 0; i < c->nchecked; i++) {
-		sum.leak_snapshots += c->checked[i].snapshot;
-		if (c->checked[i].stopped_ms > sum.leak_stopped_ms)
-			sum.leak_stopped_ms = c->checked[i].stopped_ms;
-	}
 	if (recording__pools(c->rec)) {
 		sum.named = true;
 		pools__own(recording__pools(c->rec), &sum.own_bytes, &sum.own_count);
@@ -549,10 +343,9 @@ static void describe_costs(struct console *c)
 	fputc('\n', stderr);
 }
 
-void console__finish(struct console *c, const char *ending)
+void console__last_report(struct console *c)
 {
 	struct heap *heap = recording__heap(c->rec);
-	pid_t pid;
 
 	tui__destroy(c->tui);
 	c->tui = NULL;
@@ -565,7 +358,12 @@ void console__finish(struct console *c, const char *ending)
 	if (!c->reported || c->report_generation != recording__generation(c->rec) ||
 	    memcmp(&c->last_report, heap__stats(heap), sizeof(c->last_report)))
 		print_report(c);
-	console__leak_check(c);
+}
+
+void console__summary(struct console *c, const char *ending)
+{
+	pid_t pid;
+
 	print_summary(c, ending);
 	describe_costs(c);
 	pid = traced__terminate(c->traced);

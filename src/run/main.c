@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "closer.h"
+#include "checks.h"
 #include "console.h"
 #include "debuginfod.h"
 #include "events.h"
@@ -199,7 +200,9 @@ static int bring_up(struct session *s)
 /* the end of a trace: the console's last words, then the files */
 static int finish(struct session *s, const char *ending)
 {
-	console__finish(s->rooms.console, ending);
+	console__last_report(s->rooms.console);
+	checks__all(s->rooms.checks);
+	console__summary(s->rooms.console, ending);
 	return outputs__write(s->rooms.outputs);
 }
 
@@ -214,10 +217,12 @@ static int run(struct session *s)
 	recording__begin(r->rec);
 	run__outputs_opts(r, &oo);
 	r->outputs = outputs__new(&oo);
-	r->console = console__new(&s->opts, r->traced, r->rec, r->tracer, r->http, s->report_out);
-	if (!r->outputs || !r->console)
+	r->checks = checks__new(&s->opts, r->traced, r->rec, r->tracer);
+	r->console = console__new(&s->opts, r->traced, r->rec, r->tracer, r->http, r->checks,
+				  s->report_out);
+	if (!r->outputs || !r->checks || !r->console)
 		return say(-ENOMEM, "cannot start tracing");
-	follow__on_exit(r->follow, console__exit_check, r->console);
+	follow__on_exit(r->follow, checks__at_exit, r->checks);
 	console__announce(r->console);
 	if (s->opts.tui && (err = console__start_tui(r->console))) {
 		say(err == -ENOTTY ? 0 : err, "cannot start the live view");
@@ -241,6 +246,7 @@ static void session_destroy(struct session *s)
 	holds__release_all(s->holds);
 	follow__destroy(r->follow);
 	console__destroy(r->console);
+	checks__destroy(r->checks);
 	http__destroy(r->http);
 	outputs__destroy(r->outputs);
 	filter__destroy(s->filter);
@@ -282,7 +288,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = run(&s);
 	/* --error-exitcode: a leak check found something lost */
-	if (!err && s.opts.error_exitcode && console__found_lost(s.rooms.console))
+	if (!err && s.opts.error_exitcode && checks__found_lost(s.rooms.checks))
 		err = (int)s.opts.error_exitcode;
 	else if (err)
 		err = 1;

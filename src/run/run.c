@@ -12,6 +12,7 @@
 
 #include "exits.h"
 #include "clock.h"
+#include "checks.h"
 #include "console.h"
 #include "events.h"
 #include "follow.h"
@@ -62,7 +63,14 @@ static int write_metrics(FILE *out, struct run_rooms *r)
 		.leak_check = r->opts->leak_check,
 	};
 
-	m.leak_checks = console__leak_totals(r->console, m.leak_bytes, m.leak_blocks);
+	{
+		struct checks_totals ct;
+
+		checks__totals(r->checks, &ct);
+		m.leak_checks = ct.checks;
+		memcpy(m.leak_bytes, ct.bytes, sizeof(m.leak_bytes));
+		memcpy(m.leak_blocks, ct.blocks, sizeof(m.leak_blocks));
+	}
 	/* the views' numbers: the suppressed stacks left out (new ones decided now,
 	 * before their counts are ever shown, so the counters only grow) */
 	if (recording__suppress_rules(r->rec)) {
@@ -267,7 +275,7 @@ static void write_now(struct run_rooms *r)
 	weigh(r, true);
 	/* first: the files carry what it found (-m leaked) */
 	if (!r->opts->tui)
-		console__leak_check(r->console);
+		checks__all(r->checks);
 	outputs__write(r->outputs);
 }
 
@@ -297,7 +305,7 @@ static int on_keys(void *ctx, int fd)
 		return LOOP_ON;
 	case TUI_LEAK_CHECK:
 		traced__consume(run->r->traced);
-		console__leak_check(run->r->console);
+		checks__all(run->r->checks);
 		console__draw(run->r->console, true);
 		return LOOP_ON;
 	case TUI_REDRAW:

@@ -19,6 +19,7 @@ struct traced;
 struct follow;
 struct recording;
 struct tracer;
+struct checks;
 struct console;
 struct outputs;
 
@@ -28,6 +29,7 @@ struct run_rooms {
 	struct follow *follow;
 	struct recording *rec;
 	struct tracer *tracer;
+	struct checks *checks;		/* --leak-check's */
 	struct console *console;
 	struct outputs *outputs;	/* may be NULL until tracing */
 	struct http *http;		/* --listen, else NULL */
