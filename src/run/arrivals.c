@@ -2,7 +2,9 @@
 /*
  * What comes while tracing (see traced_int.h): a traced process's new
  * program at exec, a fork's child, a program of --comm's name. Each is held
- * stopped by the BPF side until it is probed, then let go.
+ * stopped by the BPF side until it is probed, then let go; and each tick's
+ * refresh of what the processes map (traced__refresh). traced.c calls
+ * nothing here: this file uses its room's internals, not the other way.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -128,7 +130,7 @@ static bool follow_exec(struct traced *t, struct proc *p, bool held, char *endin
 }
 
 /* the second stop of a followed exec, at ld.so's hook, or (-p) a tick */
-bool traced_settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
+static bool settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size)
 {
 	int err;
 
@@ -312,7 +314,7 @@ bool traced__settle_execs(struct traced *t, char *ending, size_t ending_size)
 	for (i = 0; i < MAX_PROCS; i++) {
 		p = &t->procs[i];
 		if (p->live && p->exec_unsettled && p->exec_held &&
-		    !traced_settle_exec(t, p, ending, ending_size))
+		    !settle_exec(t, p, ending, ending_size))
 			return false;
 	}
 	return true;
@@ -331,4 +333,26 @@ void traced__let_go(struct traced *t, pid_t pid)
 	if (!t->untraced++)
 		fprintf(stderr, "tracelloc: pid %d is not traced: %d processes are traced at once "
 			"already (the summary counts those left out)\n", pid, MAX_PROCS);
+}
+
+bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
+{
+	size_t i;
+
+	traced_tell_untraced_fork(t);
+	traced_tell_idle_parent(t);
+
+	for (i = 0; i < MAX_PROCS; i++) {
+		struct proc *p = &t->procs[i];
+
+		if (!p->live)
+			continue;
+		if (p->exec_unsettled && !settle_exec(t, p, ending, ending_size))
+			return false;
+		if (p->live) {
+			traced_refresh_symbolizer(t, p);
+			traced_refresh_unwinder(t, p, true);
+		}
+	}
+	return true;
 }

@@ -853,7 +853,7 @@ int traced__flush(struct traced *t)
 
 /* without --follow-forks, a child's allocations are nowhere in the trace:
  * said once, at the first (the summary counts them all) */
-static void tell_untraced_fork(struct traced *t)
+void traced_tell_untraced_fork(struct traced *t)
 {
 	pid_t parent, child;
 
@@ -869,7 +869,7 @@ static void tell_untraced_fork(struct traced *t)
  * a wrapper shell, or the pid of a parent taken for the worker's. Said
  * once, a second into the trace.
  */
-static void tell_idle_parent(struct traced *t)
+void traced_tell_idle_parent(struct traced *t)
 {
 	char comm[64], child_comm[64], name[160], child_name[160];
 	pid_t pid, child;
@@ -889,28 +889,6 @@ static void tell_idle_parent(struct traced *t)
 		"its child pid %d (%s) may be the process meant (-p %d)\n", pid,
 		text__escape(comm, name, sizeof(name)), child,
 		text__escape(child_comm, child_name, sizeof(child_name)), child);
-}
-
-bool traced__refresh(struct traced *t, char *ending, size_t ending_size)
-{
-	size_t i;
-
-	tell_untraced_fork(t);
-	tell_idle_parent(t);
-
-	for (i = 0; i < MAX_PROCS; i++) {
-		struct proc *p = &t->procs[i];
-
-		if (!p->live)
-			continue;
-		if (p->exec_unsettled && !traced_settle_exec(t, p, ending, ending_size))
-			return false;
-		if (p->live) {
-			traced_refresh_symbolizer(t, p);
-			traced_refresh_unwinder(t, p, true);
-		}
-	}
-	return true;
 }
 
 void traced__maps_held(struct traced *t, uint16_t slot, pid_t tid)

@@ -121,8 +121,8 @@ int traced_trace_proc(struct traced *t, struct proc *p);
 void traced_end_proc(struct traced *t, struct proc *p, const char *how);
 int traced_start_programs(struct proc *p);
 int traced_watch_proc(struct traced *t, struct proc *p);
-
-/* arrivals.c: the second stop of a followed exec; false with the ending */
-bool traced_settle_exec(struct traced *t, struct proc *p, char *ending, size_t ending_size);
+/* what went untraced or idle, said once (the refresh of arrivals.c) */
+void traced_tell_untraced_fork(struct traced *t);
+void traced_tell_idle_parent(struct traced *t);
 
 #endif
