@@ -537,27 +537,24 @@ static int choose(pid_t pid, const struct snapshot_thread *t, size_t n, uint8_t 
 		  uint64_t sys_ret, uint64_t sigret, struct image *im, char *why, size_t whylen)
 {
 	const char *main_why = "its main thread cannot be found", *no;
-	size_t i, k;
+	bool main_thread;
+	size_t i;
+	int pass;
 
-	for (k = 0; k <= n; k++) {
-		/* the main thread first, then the others in order */
-		for (i = 0; k == 0 && i < n && t[i].tid != pid; i++)
-			;
-		if (k == 0 && i == n)
-			continue;
-		if (k > 0) {
-			i = k - 1;
-			if (t[i].tid == pid)
+	/* the main thread first, then the others in order */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			main_thread = t[i].tid == pid;
+			if (main_thread != !pass)
 				continue;
+			no = unfit(pid, &t[i]);
+			if (!no)
+				no = make_image(pid, &t[i], main_thread, xstate, sys_ret, sigret, im);
+			if (!no)
+				return (int)i;
+			if (main_thread)
+				main_why = no;
 		}
-		no = unfit(pid, &t[i]);
-		if (!no)
-			no = make_image(pid, &t[i], t[i].tid == pid, xstate, sys_ret, sigret, im);
-		if (!no)
-			return (int)i;
-		if (t[i].tid == pid)
-			main_why = no;
-	}
 	return fail(why, whylen, -EOPNOTSUPP, "%s", main_why);
 }
 

@@ -390,11 +390,12 @@ static char proc_state(pid_t pid)
 
 int target__wait_stopped(struct target *t)
 {
+	char state;
 	int i;
 
 	/* 't': a tracer that attached during our stop (strace -f's child)
 	 * holds it in a tracing stop now: it runs no code either */
-	for (i = 0; proc_state(t->pid) != 'T' && proc_state(t->pid) != 't'; i++) {
+	for (i = 0; (state = proc_state(t->pid)) != 'T' && state != 't'; i++) {
 		if (i >= STOP_WAIT_MS)
 			return -ETIMEDOUT;
 		if (kill(t->pid, 0))
