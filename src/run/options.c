@@ -30,11 +30,9 @@ enum {
 	OPT_MIN_AGE = 0x100,
 	OPT_NO_DEFAULT_FILTERS,
 	OPT_ALLOCATOR_FRAME,
-	OPT_SVG,
 	OPT_PROBE_AT_SYMBOL,
 	OPT_EMPTY_PROBES,
 	OPT_SAMPLE_BYTES,
-	OPT_PPROF,
 	OPT_LISTEN,
 	OPT_UNWIND,
 	OPT_NO_MMAP,
@@ -42,7 +40,6 @@ enum {
 	OPT_PER_THREAD,
 	OPT_COMM,
 	OPT_TUI,
-	OPT_TIMELINE,
 	OPT_GROWTH_WINDOW,
 	OPT_SHORT_LIVED,
 	OPT_SNAPSHOT_EVERY,
@@ -60,9 +57,20 @@ enum {
 	OPT_POOL_DESTROY_FN,
 	OPT_POOL_CREATE_FN,
 	OPT_NO_DEFAULT_SUPPRESSIONS,
+	/* then one per output format without a letter: OPT_OUTPUT + its enum */
+	OPT_OUTPUT,
 };
 
-static const char usage[] =
+/*
+ * --help, by section: a section lists the output formats of its group
+ * first (formats.h's rows), then its own lines
+ */
+static const struct {
+	const char *group;	/* NULL: no formats here */
+	const char *title;
+	const char *text;
+} usage[] = {
+	{ NULL, NULL,
 	"Usage: tracelloc [OPTIONS] -p PID[,PID...]\n"
 	"       tracelloc [OPTIONS] --comm NAME\n"
 	"       tracelloc [OPTIONS] [--] COMMAND [ARGS...]\n"
@@ -81,14 +89,6 @@ static const char usage[] =
 	"                                default the trace goes on in the new program)\n"
 	"  -d, --duration SECS           stop after SECS seconds\n"
 	"  -i, --interval SECS           print a live line every SECS (default 1; 0: off)\n"
-	"  -f, --flamegraph FILE         write folded stacks to FILE at the end\n"
-	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
-	"                                (bytes), count (allocation calls), peak (live\n"
-	"                                bytes at the heap's peak), leaked (definitely and\n"
-	"                                indirectly lost bytes, --leak-check), since-mark\n"
-	"                                (live bytes allocated since the mark), exit\n"
-	"                                (bytes processes held when they exited; their\n"
-	"                                blocks leave the live set), exit-count (blocks)\n"
 	"  -b, --ringbuf-size SIZE       BPF ring buffers in all, one per CPU, each a power\n"
 	"                                of two; K/M suffix (default 16M, at least 1M a CPU)\n"
 	"      --no-mmap                 leave out the program's own anonymous mmap, munmap\n"
@@ -149,11 +149,15 @@ static const char usage[] =
 	"                                pool's clear too)\n"
 	"      --pool-create-fn NAME     what NAME allocates is the pool's own memory\n"
 	"\n"
-	"Flamegraphs:\n"
-	"      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n"
-	"      --timeline FILE           write live bytes over the trace to FILE at the end (HTML:\n"
-	"                                the top 10 stacks stacked, the rest, the RSS; a point\n"
-	"                                per --interval)\n"
+ },
+	{ "Flamegraphs", "Flamegraphs:\n",
+	"  -m, --flamegraph-metric M     live (bytes, default), live-count, allocated\n"
+	"                                (bytes), count (allocation calls), peak (live\n"
+	"                                bytes at the heap's peak), leaked (definitely and\n"
+	"                                indirectly lost bytes, --leak-check), since-mark\n"
+	"                                (live bytes allocated since the mark), exit\n"
+	"                                (bytes processes held when they exited; their\n"
+	"                                blocks leave the live set), exit-count (blocks)\n"
 	"      --allocator-frame         add the allocator (malloc, calloc, ...) as the leaf frame\n"
 	"      --probe-at-symbol         probe free() at its symbol, where the kernel must\n"
 	"                                single-step (slower; for comparison)\n"
@@ -168,12 +172,8 @@ static const char usage[] =
 	"                                files (by default: $DEBUGINFOD_URLS, or when sudo has\n"
 	"                                dropped it, /etc/debuginfod/*.urls)\n"
 	"\n"
-	"pprof (go tool pprof, Pyroscope, Parca, Grafana):\n"
-	"      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
-	"                                (alloc_objects, alloc_space, inuse_objects, inuse_space,\n"
-	"                                peak_objects, peak_space; leaked_objects and\n"
-	"                                leaked_space with --leak-check; since_mark_objects\n"
-	"                                and since_mark_space after a mark)\n"
+ },
+	{ "pprof", "pprof (go tool pprof, Pyroscope, Parca, Grafana):\n",
 	"      --snapshot-every SECS DIR write a pprof profile and folded stacks into DIR every\n"
 	"                                SECS, named by the time (go tool pprof -diff_base);\n"
 	"                                DIR is made if it is missing\n"
@@ -188,7 +188,28 @@ static const char usage[] =
 	"                                libbpf's debug messages, and each time the ring\n"
 	"                                buffer went unread for more than 50 ms\n"
 	"  -h, --help                    show this help\n"
-	"  -V, --version                 show the version\n";
+	"  -V, --version                 show the version\n" },
+};
+
+static void print_usage(FILE *out)
+{
+	const struct output_option *o;
+	int f, lettered;
+	size_t i;
+
+	for (i = 0; i < sizeof(usage) / sizeof(usage[0]); i++) {
+		if (usage[i].title)
+			fputs(usage[i].title, out);
+		/* those with a letter first, as getopt's own usage lines go */
+		for (lettered = 1; usage[i].group && lettered >= 0; lettered--)
+			for (f = 0; f < OUTPUT_FORMATS; f++) {
+				o = formats__option(f);
+				if (!strcmp(o->group, usage[i].group) && !o->short_opt == !lettered)
+					fputs(o->help, out);
+			}
+		fputs(usage[i].text, out);
+	}
+}
 
 static int bad(const char *fmt, ...)
 {
@@ -411,13 +432,42 @@ static const char *option_name(const char *arg, int opt)
 	return name;
 }
 
+/* the output format an option of getopt's is, or -1 */
+static int output_of(int c)
+{
+	int f;
+
+	for (f = 0; f < OUTPUT_FORMATS; f++)
+		if (c == (formats__option(f)->short_opt ?: OPT_OUTPUT + f))
+			return f;
+	return -1;
+}
+
+/* fixed's options, then a format's each (formats.h), then the end; a
+ * format's letter joins shortopts */
+static void output_opts(const struct option *fixed, size_t n, struct option *out,
+			char *shortopts)
+{
+	const struct output_option *o;
+	int f;
+
+	memcpy(out, fixed, n * sizeof(*fixed));
+	for (f = 0; f < OUTPUT_FORMATS; f++) {
+		o = formats__option(f);
+		out[n++] = (struct option){ o->name, required_argument, NULL,
+					    o->short_opt ?: OPT_OUTPUT + f };
+		if (o->short_opt)
+			sprintf(shortopts + strlen(shortopts), "%c:", o->short_opt);
+	}
+	out[n] = (struct option){};
+}
+
 int options__parse(int argc, char **argv, struct options *opts)
 {
-	static const struct option longopts[] = {
+	static const struct option fixed[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "interval", required_argument, NULL, 'i' },
-		{ "flamegraph", required_argument, NULL, 'f' },
 		{ "flamegraph-metric", required_argument, NULL, 'm' },
 		{ "ringbuf-size", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -428,14 +478,12 @@ int options__parse(int argc, char **argv, struct options *opts)
 		{ "include", required_argument, NULL, 'I' },
 		{ "no-default-filters", no_argument, NULL, OPT_NO_DEFAULT_FILTERS },
 		{ "allocator-frame", no_argument, NULL, OPT_ALLOCATOR_FRAME },
-		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "probe-at-symbol", no_argument, NULL, OPT_PROBE_AT_SYMBOL },
 		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ "no-follow-exec", no_argument, NULL, OPT_NO_FOLLOW_EXEC },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "tui", no_argument, NULL, OPT_TUI },
-		{ "timeline", required_argument, NULL, OPT_TIMELINE },
 		{ "growth-window", required_argument, NULL, OPT_GROWTH_WINDOW },
 		{ "short-lived", required_argument, NULL, OPT_SHORT_LIVED },
 		{ "snapshot-every", required_argument, NULL, OPT_SNAPSHOT_EVERY },
@@ -456,15 +504,16 @@ int options__parse(int argc, char **argv, struct options *opts)
 
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY_PROBES },
 		{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
-		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "unwind", required_argument, NULL, OPT_UNWIND },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{},
 	};
-	int c, err = 0;
+	struct option longopts[sizeof(fixed) / sizeof(fixed[0]) + OUTPUT_FORMATS + 1];
+	char shortopts[64] = "+:p:d:i:m:b:t:s:e:I:vhV";
+	int c, f, err = 0;
 
+	output_opts(fixed, sizeof(fixed) / sizeof(fixed[0]), longopts, shortopts);
 	memset(opts, 0, sizeof(*opts));
 	opts->interval_s = 1;
 	opts->flamegraph_metric = METRIC_LIVE_BYTES;
@@ -480,7 +529,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 	opterr = 0;
 	optind = 0;	/* 0, not 1: a full reset of getopt, clusters and '+' included */
 	/* '+': stop at the first non-option, which starts the command */
-	while ((c = getopt_long(argc, argv, "+:p:d:i:f:m:b:t:s:e:I:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			err = parse_pids(optarg, opts);
@@ -499,11 +548,6 @@ int options__parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_TUI:
 			opts->tui = true;
-			break;
-		case OPT_TIMELINE:
-			if (!*optarg)
-				err = bad("empty timeline file name");
-			opts->output_paths[OUTPUT_TIMELINE] = optarg;
 			break;
 		case OPT_GROWTH_WINDOW:
 			err = parse_count(optarg, "--growth-window", 2, 100000, &opts->growth_window);
@@ -535,11 +579,6 @@ int options__parse(int argc, char **argv, struct options *opts)
 			err = parse_seconds(optarg, "interval", 0, &opts->interval_s);
 			if (!err && opts->interval_s > 0 && opts->interval_s < 0.01)
 				err = bad("invalid interval '%s': at least 0.01 s, or 0 for none", optarg);
-			break;
-		case 'f':
-			if (!*optarg)
-				err = bad("empty flamegraph file name");
-			opts->output_paths[OUTPUT_FOLDED] = optarg;
 			break;
 		case 'm':
 			if (metric__parse(optarg, &opts->flamegraph_metric))
@@ -614,16 +653,6 @@ int options__parse(int argc, char **argv, struct options *opts)
 		case OPT_PROBE_AT_SYMBOL:
 			opts->probe_at_symbol = true;
 			break;
-		case OPT_SVG:
-			if (!*optarg)
-				err = bad("empty SVG file name");
-			opts->output_paths[OUTPUT_SVG] = optarg;
-			break;
-		case OPT_PPROF:
-			if (!*optarg)
-				err = bad("empty pprof file name");
-			opts->output_paths[OUTPUT_PPROF] = optarg;
-			break;
 		case OPT_LISTEN:
 			if (http__parse_listen(optarg, &opts->listen_addr, &opts->listen_addr_len))
 				err = bad("invalid --listen '%s': expected [ADDRESS:]PORT, an IPv4 "
@@ -631,7 +660,7 @@ int options__parse(int argc, char **argv, struct options *opts)
 			opts->listen = optarg;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			print_usage(stdout);
 			options__free(opts);
 			return OPTIONS_EXIT;
 		case 'V':
@@ -643,8 +672,13 @@ int options__parse(int argc, char **argv, struct options *opts)
 			err = bad("option '%s' needs a value", option_name(argv[optind - 1], optopt));
 			break;
 		default:
-			err = bad("unknown option '%s' (see tracelloc --help)",
-				  option_name(argv[optind - 1], optopt));
+			if ((f = output_of(c)) < 0)
+				err = bad("unknown option '%s' (see tracelloc --help)",
+					  option_name(argv[optind - 1], optopt));
+			else if (!*optarg)
+				err = bad("empty %s file name", formats__option(f)->what);
+			else
+				opts->output_paths[f] = optarg;
 			break;
 		}
 		if (err) {

@@ -33,7 +33,7 @@ struct outputs {
  * name, or NULL: none), its writer */
 struct format {
 	enum output_format format;
-	const char *flag;
+	struct output_option option;
 	const char *title;
 	int (*write)(const struct outputs *o, FILE *out, struct profile *p, const char *title);
 };
@@ -78,15 +78,41 @@ static int write_timeline(const struct outputs *o, FILE *out, struct profile *p,
 
 /* in the order they are written */
 static const struct format formats[] = {
-	[OUTPUT_SVG] = { OUTPUT_SVG, "--svg", "Heap of %s", write_svg },
-	[OUTPUT_PPROF] = { OUTPUT_PPROF, "--pprof", NULL, write_pprof },
-	[OUTPUT_FOLDED] = { OUTPUT_FOLDED, "--flamegraph", NULL, write_folded },
-	[OUTPUT_TIMELINE] = { OUTPUT_TIMELINE, "--timeline", "Live heap of %s over time",
-			      write_timeline },
+	[OUTPUT_SVG] = { OUTPUT_SVG,
+			 { "svg", 0, "SVG",
+			   "      --svg FILE                write an interactive SVG flamegraph to FILE at the end\n",
+			   "Flamegraphs" },
+			 "Heap of %s", write_svg },
+	[OUTPUT_PPROF] = { OUTPUT_PPROF,
+			   { "pprof", 0, "pprof",
+			     "      --pprof FILE              write a gzipped pprof heap profile to FILE at the end\n"
+			     "                                (alloc_objects, alloc_space, inuse_objects, inuse_space,\n"
+			     "                                peak_objects, peak_space; leaked_objects and\n"
+			     "                                leaked_space with --leak-check; since_mark_objects\n"
+			     "                                and since_mark_space after a mark)\n",
+			     "pprof" },
+			   NULL, write_pprof },
+	[OUTPUT_FOLDED] = { OUTPUT_FOLDED,
+			    { "flamegraph", 'f', "flamegraph",
+			      "  -f, --flamegraph FILE         write folded stacks to FILE at the end\n",
+			      "Flamegraphs" },
+			    NULL, write_folded },
+	[OUTPUT_TIMELINE] = { OUTPUT_TIMELINE,
+			      { "timeline", 0, "timeline",
+				"      --timeline FILE           write live bytes over the trace to FILE at the end (HTML:\n"
+				"                                the top 10 stacks stacked, the rest, the RSS; a point\n"
+				"                                per --interval)\n",
+				"Flamegraphs" },
+			      "Live heap of %s over time", write_timeline },
 };
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 _Static_assert(NFORMATS == OUTPUT_FORMATS, "a row for every format of formats.h");
+
+const struct output_option *formats__option(enum output_format f)
+{
+	return f < NFORMATS ? &formats[f].option : NULL;
+}
 
 static const char *path_in(const struct outputs_opts *opts, const struct format *f)
 {
@@ -174,8 +200,9 @@ int outputs__check(const struct outputs_opts *opts, bool *to_stdout)
 		if (t.kind != OUTFILE_STDOUT)
 			continue;
 		if (on_stdout)
-			return say(0, "%s %s and %s %s both go to standard output: only one output can",
-				   on_stdout->flag, path_in(opts, on_stdout), formats[i].flag, path);
+			return say(0, "--%s %s and --%s %s both go to standard output: only one output can",
+				   on_stdout->option.name, path_in(opts, on_stdout),
+				   formats[i].option.name, path);
 		on_stdout = &formats[i];
 		*to_stdout = true;
 	}

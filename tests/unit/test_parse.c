@@ -328,7 +328,7 @@ TEST(maps_read_self)
 
 /* options */
 
-static char cap_out[4096], cap_err[4096];
+static char cap_out[16384], cap_err[4096];
 
 static void slurp(int fd, char *buf, size_t size)
 {
@@ -969,4 +969,40 @@ TEST(suppressions_templates_and_files)
 	suppress__frame(&w, "main", "app.c", "/usr/bin/app");
 	ASSERT_TRUE(!suppress__end(&w), "with a frame of the program's: kept");
 	suppress__destroy(s);
+}
+
+/* a format is one row of formats.h's table: its option, its letter and its
+ * --help lines all come from there */
+TEST(options_output_formats_from_their_rows)
+{
+	const struct output_option *row;
+	char arg[64], want[96];
+	struct options o;
+	int f;
+
+	ASSERT_EQ(PARSE(&o, "--help"), OPTIONS_EXIT, "--help");
+	for (f = 0; f < OUTPUT_FORMATS; f++) {
+		row = formats__option(f);
+		ASSERT_OK_PTR(strstr(cap_out, row->help), "--help lists --%s", row->name);
+		ASSERT_NULL(strstr(strstr(cap_out, row->help) + 1, row->help),
+			    "--help lists --%s once", row->name);
+	}
+	for (f = 0; f < OUTPUT_FORMATS; f++) {
+		row = formats__option(f);
+		snprintf(arg, sizeof(arg), "--%s=out.%d", row->name, f);
+		ASSERT_EQ(PARSE(&o, arg, "ls"), OPTIONS_RUN, "%s: %s", arg, shown(cap_err));
+		snprintf(want, sizeof(want), "out.%d", f);
+		ASSERT_STREQ(o.output_paths[f], want, "%s sets its format's path", arg);
+		options__free(&o);
+		if (row->short_opt) {
+			snprintf(arg, sizeof(arg), "-%c", row->short_opt);
+			ASSERT_EQ(PARSE(&o, arg, "x.out", "ls"), OPTIONS_RUN, "%s", arg);
+			ASSERT_STREQ(o.output_paths[f], "x.out", "%s sets its format's path", arg);
+			options__free(&o);
+		}
+		snprintf(arg, sizeof(arg), "--%s=", row->name);
+		ASSERT_EQ(PARSE(&o, arg, "ls"), -EINVAL, "%s", arg);
+		snprintf(want, sizeof(want), "tracelloc: empty %s file name\n", row->what);
+		ASSERT_STREQ(cap_err, want, "%s's message", arg);
+	}
 }
