@@ -110,6 +110,13 @@ SHARED struct {
 } held SEC(".maps");
 
 SHARED struct proc_state procs[MAX_PROCS] INIT({});
+/* a Python stack's record, built before it is sent (python.bpf.h) */
+SHARED struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct py_event);
+} py_scratch SEC(".maps");
 /* the last process a stop was not made for, as a debugger or strace
  * traces it (hold_current, on_fork): its pid, and 1 when it runs on
  * untraced for that (a program --comm names, a child to follow) */

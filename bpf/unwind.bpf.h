@@ -10,6 +10,7 @@
 #define TRACELLOC_UNWIND_BPF_H
 
 #include "common.bpf.h"
+#include "python.bpf.h"
 
 /*
  * The user stack at a return probe, by frame pointers: the caller's return
@@ -652,6 +653,9 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	}
 	if (bench_parts & BENCH_NO_RING)
 		return;
+	/* its Python frames first: the daemon has them when this one comes */
+	if (proc_of(who)->py.tstate_addr)
+		walk_python_checked_once(who, ev->ts_ns);
 	len = (ev->stack_len & 0xff) * sizeof(ev->stack[0]);
 	if (len > sizeof(ev->stack))
 		len = sizeof(ev->stack);

@@ -157,6 +157,9 @@ enum event_type {
 	 * block it moves starts, moved by a realloc inside it: the slab goes,
 	 * the block stays for the named realloc's record to move */
 	EVENT_SLAB_MOVED,
+	/* struct py_event: the Python frames of the allocation record that
+	 * follows it from the same thread, with the same ts_ns */
+	EVENT_PY_FRAMES,
 };
 
 /* how every record begins: each struct *_event below starts with these
@@ -222,6 +225,62 @@ enum held_flags {
  */
 #define HELD_OWED_CONT (1U << 31)
 
+/*
+ * CPython: where the walk finds a thread's frames, by the offsets of the
+ * interpreter's version (src/symbols/pyframes.c). tstate_addr 0: the
+ * process runs no Python we know.
+ */
+struct py_offsets {
+	/* where the thread state of the thread that holds the GIL is, in
+	 * the process: the word at tstate_addr, then the word at that plus
+	 * each offset of tstate_chain up to the first PY_NO_FIELD (3.11:
+	 * _PyRuntime.gilstate.tstate_current; 3.12: the main interpreter's
+	 * GIL's last_holder, two pointers further) */
+	unsigned long long tstate_addr;
+	unsigned short tstate_chain[2];
+	unsigned short tstate_thread_id;	/* pthread_self() of its thread */
+	unsigned short tstate_cframe;		/* its _PyCFrame */
+	unsigned short cframe_frame;		/* the _PyCFrame's current_frame */
+	unsigned short frame_code;		/* _PyInterpreterFrame's f_code */
+	unsigned short frame_previous;
+	unsigned short frame_prev_instr;	/* the instruction last begun */
+	unsigned short frame_entry;		/* is_entry (3.11); PY_NO_FIELD */
+	unsigned short frame_owner;
+	unsigned short code_units;		/* the code object's first code unit */
+	/* its co_filename, then 16 bytes on its co_qualname: read with each
+	 * frame, they tell a code object from one freed at its place */
+	unsigned short code_names;
+	unsigned char owner_cstack;		/* a C call's shim frame (3.12); 0xff: none */
+	unsigned char pad;
+	unsigned short pad2;
+};
+#define PY_NO_FIELD 0xffff
+/* deepest Python stack walked; a deeper one is cut there (PY_CUT) */
+#define PY_MAX_FRAMES 256
+/* a Python frame as the walk sends it: its code object, its instruction
+ * (a code unit's index, at most PY_LASTI_MAX) and whether it is the first
+ * frame of a C call of the eval loop (the outermost of that call) */
+#define PY_CODE_MASK ((1ULL << 48) - 1)
+#define PY_LASTI_SHIFT 48
+#define PY_LASTI_MAX 0x7fffULL
+#define PY_ENTRY (1ULL << 63)
+#define PY_CUT 1U		/* py_event.flags: more frames than PY_MAX_FRAMES */
+
+struct py_event {
+	unsigned short type;
+	unsigned short slot;
+	unsigned int tid;
+	unsigned long long ts_ns;	/* the allocation record's */
+	unsigned int nframes;		/* frames sent, innermost first */
+	unsigned int flags;		/* PY_CUT */
+	struct py_frame {
+		unsigned long long at;	/* code, lasti, PY_ENTRY */
+		/* the code object's co_filename and co_qualname, as read
+		 * then: filename ^ qualname << 1 */
+		unsigned long long names;
+	} frames[PY_MAX_FRAMES];
+};
+
 /* What the BPF side keeps per traced process (the bss array procs[]). */
 struct proc_state {
 	/* How many times ld.so said it changes the maps (dlopen, dlclose: twice
@@ -257,6 +316,7 @@ struct proc_state {
 	/* the uretprobe trampoline's page: a return address there is not the caller's */
 	unsigned long long uprobes_start;
 	unsigned long long uprobes_end;
+	struct py_offsets py;
 };
 
 /* Frees and realloc bookkeeping: small, no stack. */
@@ -330,6 +390,7 @@ enum bpf_counter {
 	COUNTER_UNTRACED_PROCS,	/* a new process with no room in `traced` or `held`: runs on untraced */
 	COUNTER_UNTRACED_FORKS,	/* without --follow-forks: a traced process's child, not traced */
 	COUNTER_PTRACED,	/* a stop not made: a debugger or strace traces the process */
+	COUNTER_LOST_PY,	/* ring buffer full: an allocation's Python frames dropped */
 	COUNTER__COUNT,
 };
 

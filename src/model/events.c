@@ -52,6 +52,15 @@ struct slot_sink {
 	uint64_t tag;			/* or'ed into addresses and frames */
 	uint64_t process_frame;		/* the stack's root; 0: none */
 	void *frames_ctx;
+	void *python_ctx;		/* events__set_python(); NULL: none */
+};
+
+/* a thread's Python frames, for the allocation record that follows them */
+struct py_pending {
+	uint32_t tid;
+	uint32_t n;			/* 0: none waits */
+	uint64_t ts_ns;
+	struct py_frame frames[PY_MAX_FRAMES];
 };
 
 struct events {
@@ -76,7 +85,11 @@ struct events {
 	uint64_t read_ns;		/* when the last read ended; 0: none yet */
 	uint64_t longest_gap_ns;
 	events_frames_fn frames_fn;
-	uint64_t frames_buf[MAX_STACK_DEPTH + 2];	/* and the thread's and process's frames */
+	uint64_t frames_buf[HEAP_MAX_FRAMES];	/* and the thread's and process's frames */
+	uint64_t merged_buf[HEAP_MAX_FRAMES];	/* with Python's frames */
+	events_python_fn python_fn;
+	struct py_pending py[MAX_PROCS];	/* by slot */
+	struct events_python_stats py_stats;
 	struct threads *threads;	/* --per-thread, else NULL */
 	bool writing;			/* see events__writing() */
 	bool wrote;			/* writing ended, no read since */
@@ -84,6 +97,32 @@ struct events {
 	uint64_t last_gap_ns;
 	bool last_gap_writing;
 };
+
+/* the stack with the thread's Python frames, when a record of them came
+ * just before (same thread, same time) */
+static const uint64_t *with_python(struct events *e, const struct slot_sink *k,
+				   const struct alloc_event *ev, const uint64_t *frames,
+				   int *nframes)
+{
+	struct py_pending *py = &e->py[ev->slot & (MAX_PROCS - 1)];
+	uint32_t n;
+
+	if (!py->n)
+		return frames;
+	if (py->tid != ev->tid || py->ts_ns != ev->ts_ns || !k->python_ctx || !e->python_fn) {
+		py->n = 0;
+		return frames;
+	}
+	/* the thread, the process and the system call's wrapper keep their room */
+	n = e->python_fn(k->python_ctx, frames, *nframes, py->frames, py->n, e->merged_buf,
+			 HEAP_MAX_FRAMES - 2);
+	py->n = 0;
+	if (!n)
+		return frames;
+	e->py_stats.stacks++;
+	*nframes = n;
+	return e->merged_buf;
+}
 
 static int handle_alloc(struct events *e, const struct slot_sink *k,
 			const struct alloc_event *ev, size_t size)
@@ -108,6 +147,8 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	}
 	if (e->frames_fn && nframes > 0)
 		frames = e->frames_fn(k->frames_ctx, ev->maps_gen, frames, nframes, e->frames_buf);
+	if (nframes >= 0)
+		frames = with_python(e, k, ev, frames, &nframes);
 	/* several processes: each frame says whose it is */
 	if (tag && nframes > 0) {
 		for (i = 0; i < nframes; i++)
@@ -362,6 +403,26 @@ static int on_thread_name(struct events *e, const struct slot_sink *k, const voi
 	return e->threads ? threads__set_name(e->threads, ev->tid, ev->name, THREAD_NAME_LEN) : 0;
 }
 
+static int on_py_frames(struct events *e, const struct slot_sink *k, const void *data,
+			size_t size, uint64_t tag)
+{
+	const struct py_event *ev = data;
+	struct py_pending *py = &e->py[ev->slot & (MAX_PROCS - 1)];
+
+	if (ev->nframes > PY_MAX_FRAMES ||
+	    size < offsetof(struct py_event, frames) + ev->nframes * sizeof(ev->frames[0])) {
+		e->malformed++;
+		return 0;
+	}
+	if (ev->flags & PY_CUT)
+		e->py_stats.cut++;
+	py->tid = ev->tid;
+	py->ts_ns = ev->ts_ns;
+	py->n = ev->nframes;
+	memcpy(py->frames, ev->frames, ev->nframes * sizeof(ev->frames[0]));
+	return 0;
+}
+
 static int on_range(struct events *e, const struct slot_sink *k, const void *data, size_t size,
 		    uint64_t tag)
 {
@@ -394,6 +455,7 @@ static const struct record_kind {
 	[EVENT_POOL_DESTROY] = { sizeof(struct ptr_event), on_pool_destroy },
 	[EVENT_FREE_AGAIN] = { sizeof(struct ptr_event), on_free_again },
 	[EVENT_SLAB_MOVED] = { sizeof(struct ptr_event), on_slab_moved },
+	[EVENT_PY_FRAMES] = { offsetof(struct py_event, frames), on_py_frames },
 };
 
 #define SAME_HEADER(type)                                                                  \
@@ -406,6 +468,7 @@ SAME_HEADER(alloc_event);
 SAME_HEADER(range_event);
 SAME_HEADER(name_event);
 SAME_HEADER(fork_event);
+SAME_HEADER(py_event);
 
 static int handle_record(struct events *e, const void *data, size_t size)
 {
@@ -759,6 +822,22 @@ void events__set_slot(struct events *e, uint16_t slot, uint64_t tag, uint64_t pr
 	e->sinks[slot] = (struct slot_sink){
 		.live = true, .tag = tag, .process_frame = process_frame, .frames_ctx = frames_ctx,
 	};
+}
+
+void events__set_python_fn(struct events *e, events_python_fn fn)
+{
+	e->python_fn = fn;
+}
+
+void events__set_python(struct events *e, uint16_t slot, void *ctx)
+{
+	if (slot < MAX_PROCS && e->sinks[slot].live)
+		e->sinks[slot].python_ctx = ctx;
+}
+
+const struct events_python_stats *events__python_stats(const struct events *e)
+{
+	return &e->py_stats;
 }
 
 void events__clear_slot(struct events *e, uint16_t slot)

@@ -41,6 +41,22 @@ void events__set_slot(struct events *e, uint16_t slot, uint64_t tag, uint64_t pr
 		      void *frames_ctx);
 void events__clear_slot(struct events *e, uint16_t slot);
 
+/* gives the frames of a stack with the Python frames py merged in, into
+ * out (room frames): the count; 0 leaves frames as they are */
+struct py_frame;
+typedef uint32_t (*events_python_fn)(void *ctx, const uint64_t *frames, uint32_t nframes,
+				     const struct py_frame *py, uint32_t npy, uint64_t *out,
+				     uint32_t room);
+void events__set_python_fn(struct events *e, events_python_fn fn);
+/* the process in slot (set) runs Python: its stacks go through the
+ * python fn with ctx */
+void events__set_python(struct events *e, uint16_t slot, void *ctx);
+struct events_python_stats {
+	uint64_t stacks;	/* stacks with Python frames merged in */
+	uint64_t cut;		/* Python stacks deeper than PY_MAX_FRAMES, cut there */
+};
+const struct events_python_stats *events__python_stats(const struct events *e);
+
 /* an fd that polls readable when records wait */
 int events__fd(const struct events *e);
 /* reads every record that waits and handles those stamped before the read

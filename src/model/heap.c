@@ -9,7 +9,7 @@
 #include "table.h"
 
 /* a stack's frames, and its thread's and process's */
-#define MAX_COPY_FRAMES (MAX_STACK_DEPTH + 2)
+#define MAX_COPY_FRAMES HEAP_MAX_FRAMES
 
 struct heap {
 	uint64_t sample_bytes;	/* 0: every call is seen; else blocks are samples */

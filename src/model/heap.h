@@ -55,6 +55,9 @@ struct live_block {
  * mapping counts whole, as the program asked for it.
  */
 #define HEAP_WEIGHED_MIN WEIGHED_MAP_MIN
+/* the most frames a stack has: the native ones with Python's in place of
+ * the eval loop's, the thread's and the process's */
+#define HEAP_MAX_FRAMES (MAX_STACK_DEPTH + PY_MAX_FRAMES + 2)
 
 /* such a mapping's measure */
 struct heap_weighed {

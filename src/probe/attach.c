@@ -22,6 +22,7 @@
 #include "allocfns.h"
 #include "named.h"
 #include "probesite.h"
+#include "pyframes.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
 
@@ -99,6 +100,12 @@ struct attach {
 	uint64_t ld_code_delta;
 	uint64_t r_debug_addr;
 	struct file_id go_file;	/* the file of a Go program examined */
+	/* CPython's interpreter (its executable or libpython): the file, its
+	 * facts, and where its code is now (py_mapped: it is) */
+	struct file_id py_file;
+	uint32_t py_version;
+	uint64_t py_runtime_vaddr, py_eval_vaddr, py_eval_size, py_code_delta, py_bias;
+	bool py_mapped;
 	uint64_t loader_start;	/* the dynamic loader's code */
 	uint64_t loader_end;
 	struct file_id *seen;	/* the files examined, probed or not */
@@ -297,6 +304,14 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 		a->stripped = true;
 	if (scan->marks & MARK_GO)
 		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
+	if (f->py_version && !f->delta_err && !a->py_version) {
+		a->py_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
+		a->py_version = f->py_version;
+		a->py_runtime_vaddr = scan->py_runtime;
+		a->py_eval_vaddr = scan->py_eval;
+		a->py_eval_size = scan->py_eval_size;
+		a->py_code_delta = f->code_delta;
+	}
 	if (scan->r_debug && !strncmp(scan->soname, "ld-linux", 8) && !f->delta_err) {
 		a->ld_code_delta = f->code_delta;
 		a->ld_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
@@ -378,6 +393,7 @@ static void note_mapped(struct attach *a, const struct maps *maps)
 
 	a->go = false;
 	a->r_debug_addr = 0;
+	a->py_mapped = false;
 	for (j = 0; j < a->nobjects; j++)
 		a->objects[j].mapped = false;
 	for (i = 0; i < maps->count; i++) {
@@ -398,6 +414,12 @@ static void note_mapped(struct attach *a, const struct maps *maps)
 		}
 		a->go |= a->go_file.inode && m->inode == a->go_file.inode &&
 			 m->dev_major == a->go_file.dev_major && m->dev_minor == a->go_file.dev_minor;
+		if (!a->py_mapped && a->py_version && m->inode == a->py_file.inode &&
+		    m->dev_major == a->py_file.dev_major && m->dev_minor == a->py_file.dev_minor) {
+			/* 0 for an executable linked at its place (not PIE) */
+			a->py_bias = m->start - m->offset - a->py_code_delta;
+			a->py_mapped = true;
+		}
 		/* the load base: the code's place less its vaddr */
 		if (!a->r_debug_addr && a->r_debug_vaddr && m->inode == a->ld_file.inode &&
 		    m->dev_major == a->ld_file.dev_major && m->dev_minor == a->ld_file.dev_minor)
@@ -784,8 +806,28 @@ const char *attach__maps_unseen(const struct attach *a)
 	return "a static executable";
 }
 
+int attach__python(const struct attach *a, struct attach_python *py)
+{
+	memset(py, 0, sizeof(*py));
+	if (!a->py_version || !a->py_mapped)
+		return -ENOENT;
+	py->version = a->py_version;
+	py->layout = pyframes__layout(a->py_version >> 16);
+	py->runtime = a->py_bias + a->py_runtime_vaddr;
+	py->eval_start = a->py_bias + a->py_eval_vaddr;
+	py->eval_end = py->eval_start + a->py_eval_size;
+	return py->layout ? 0 : -ENOTSUP;
+}
+
 bool attach__set_state(const struct attach *a, struct proc_state *state)
 {
+	struct attach_python py;
+
+	memset(&state->py, 0, sizeof(state->py));
+	if (!attach__python(a, &py)) {
+		state->py = py.layout->bpf;
+		state->py.tstate_addr += py.runtime;
+	}
 	state->loader_start = a->loader_start;
 	state->loader_end = a->loader_end;
 	/* a dlopen's libraries wait for their tables (see EVENT_MAPS_HELD);

@@ -64,6 +64,19 @@ bool attach__loader_probed(const struct attach *a);
  * libc may make raw calls; Go's runtime; where the wrappers are probed
  * too, the tracepoints leave the calls made inside them to the probes) */
 bool attach__set_state(const struct attach *a, struct proc_state *state);
+
+/* CPython's interpreter in the process, where it is mapped now */
+struct py_layout;
+
+struct attach_python {
+	uint32_t version;		/* Py_Version: 0x030b07f0 is 3.11.7 */
+	const struct py_layout *layout;	/* NULL: a version tracelloc has no layout of */
+	uint64_t runtime;		/* _PyRuntime */
+	uint64_t eval_start, eval_end;	/* _PyEval_EvalFrameDefault's code */
+};
+/* 0; -ENOENT: no interpreter mapped; -ENOTSUP: one of a version without
+ * a layout (py->version says which) */
+int attach__python(const struct attach *a, struct attach_python *py);
 /* why the program's mappings are not all seen at its libc's calls (after
  * attach__set_state() said so): "Go's runtime", "a static executable"... */
 const char *attach__maps_unseen(const struct attach *a);

@@ -185,6 +185,27 @@ int elffacts__vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 	return err;
 }
 
+/* the 4 bytes at vaddr, in the file (a read-only segment's); 0: none */
+static uint32_t read_u32_at(Elf *elf, int fd, uint64_t vaddr)
+{
+	uint32_t v = 0;
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
+			continue;
+		if (pread(fd, &v, 4, ph.p_offset + vaddr - ph.p_vaddr) != 4)
+			return 0;
+		return v;
+	}
+	return 0;
+}
+
 static const struct { const char *name; unsigned int mark; } markers[] = {
 	{ "__dls3", MARK_DLS3 },
 	{ "__libc_malloc_impl", MARK_MALLOC_IMPL },
@@ -217,6 +238,15 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 		/* ld.so's debugger interface: whether the maps are consistent */
 		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "_r_debug"))
 			scan->r_debug = sym.st_value;
+		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "_PyRuntime"))
+			scan->py_runtime = sym.st_value;
+		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "Py_Version"))
+			scan->py_version_vaddr = sym.st_value;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    !strcmp(name, "_PyEval_EvalFrameDefault")) {
+			scan->py_eval = sym.st_value;
+			scan->py_eval_size = sym.st_size;
+		}
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
 		/* jemalloc built with a prefix: its names without it */
@@ -411,8 +441,10 @@ static struct file_facts *read_facts(int fd, const struct stat *st, uint64_t map
 		return NULL;	/* not ELF: nothing we can probe */
 	}
 	f->err = elffacts__scan(elf, &f->scan, o->named);
-	if (!f->err && f->scan.r_debug)
+	if (!f->err && (f->scan.r_debug || f->scan.py_runtime))
 		f->delta_err = code_delta(elf, map_offset, &f->code_delta);
+	if (!f->err && f->scan.py_runtime && f->scan.py_eval && f->scan.py_version_vaddr)
+		f->py_version = read_u32_at(elf, fd, f->scan.py_version_vaddr);
 	for (j = 0; !f->err && j < NUM_DEFS; j++) {
 		if (!f->scan.vaddr[j] ||
 		    elffacts__vaddr_to_offset(elf, f->scan.vaddr[j], &f->offset[j]))

@@ -74,6 +74,9 @@ struct elf_scan {
 	 * calls go */
 	bool shared;
 	uint64_t r_debug;		/* ld.so's _r_debug, its vaddr; 0: none */
+	/* CPython's interpreter: _PyRuntime, Py_Version (vaddrs) and the
+	 * eval loop's code (_PyEval_EvalFrameDefault); 0: none */
+	uint64_t py_runtime, py_version_vaddr, py_eval, py_eval_size;
 	const struct named_fns *named;	/* looked for as well */
 	uint64_t named_vaddr[MAX_NAMED_FNS];
 };
@@ -93,6 +96,9 @@ struct file_facts {
 	struct elf_scan scan;
 	int delta_err;
 	uint64_t code_delta;
+	/* CPython's Py_Version (0x030b07f0: 3.11.7), read from the file; 0:
+	 * not an interpreter, or one whose version could not be read */
+	uint32_t py_version;
 	bool has_offset[MAX_PROBE_DEFS];
 	uint64_t offset[MAX_PROBE_DEFS];	/* of each def's vaddr in the file */
 	uint64_t shift[MAX_PROBE_DEFS];		/* the probe's, past the offset */

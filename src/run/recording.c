@@ -85,6 +85,12 @@ static const uint64_t *map_frames(void *ctx, uint16_t gen, const uint64_t *frame
 	return symbolizer__map_frames(ctx, gen, frames, nframes, buf);
 }
 
+static uint32_t merge_python(void *ctx, const uint64_t *frames, uint32_t nframes,
+			     const struct py_frame *py, uint32_t npy, uint64_t *out, uint32_t room)
+{
+	return symbolizer__merge_python(ctx, frames, nframes, py, npy, out, room);
+}
+
 /* the filters of the command line, checked before anything is touched */
 int recording__filter(const struct options *o, struct filter **out)
 {
@@ -153,6 +159,7 @@ int recording__new(const struct options *o, bool several, int ncpus, size_t ring
 	events__set_pools(r->events, r->pools);
 	events__follow_exec(r->events, !o->no_follow_exec);
 	events__set_frames_fn(r->events, map_frames);
+	events__set_python_fn(r->events, merge_python);
 	if (o->per_thread) {
 		r->threads = threads__new();
 		if (!r->threads)
@@ -547,7 +554,7 @@ size_t recording__retire(struct recording *r, size_t keep)
 	struct stacks *stacks = heap__stacks(r->heap);
 	uint32_t victims[RETIRE_BATCH], keeper[PROC_MAX + 1] = {};
 	uint8_t retiring[PROC_MAX + 1] = {}, *released;
-	uint64_t buf[4 * MAX_STACK_DEPTH];
+	uint64_t buf[2 * HEAP_MAX_FRAMES];
 	uint32_t nstacks, id, n, into, i, root;
 	const char *ending;
 	const uint64_t *raw;

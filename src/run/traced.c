@@ -270,8 +270,16 @@ static void watch_system_calls(struct traced *t, struct proc *p)
  * exec'd has no libc yet, and is no static executable for that. */
 void traced_set_loader(struct traced *t, struct proc *p, bool settled)
 {
+	struct attach_python py;
+	struct symbolizer *sym;
+
 	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
 		watch_system_calls(t, p);
+	/* CPython: its frames are named by the process's symbolizer */
+	sym = proc_symbolizer(t, p);
+	if (!attach__python(p->attach, &py) && sym &&
+	    !symbolizer__set_python(sym, py.layout, py.eval_start, py.eval_end))
+		events__set_python(recording__events(t->rec), slot_of(t, p), sym);
 }
 
 void traced_tell_new_probes(struct proc *p)

@@ -21,6 +21,7 @@
 #include "debuginfod.h"
 #include "maps.h"
 #include "perfmap.h"
+#include "pyframes.h"
 #include "procfs.h"
 #include "safeopen.h"
 #include "scopes.h"
@@ -123,6 +124,9 @@ struct symbolizer {
 	uint32_t read_gen;		/* the generation of the last read of the maps */
 	/* a JIT's names for its code (/tmp/perf-PID.map), as last read */
 	struct perfmap *perfmap;
+	/* CPython's frames, when the process runs an interpreter we know */
+	struct pyframes *py;
+	uint64_t py_eval_start;
 };
 
 /*
@@ -496,6 +500,7 @@ void symbolizer__destroy(struct symbolizer *s)
 	free(s->spans);
 	free(s->contested);
 	perfmap__destroy(s->perfmap);
+	pyframes__destroy(s->py);
 	maps__clear(&s->maps);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
@@ -1009,6 +1014,25 @@ static const char *name_frame(void *ctx, const char *str, bool mangled)
 	return mangled ? intern_demangled(ctx, str) : intern(ctx, str);
 }
 
+/* a Python frame's location: the script's file is its module */
+static struct sym_location *python_location(struct symbolizer *s, uint64_t frame)
+{
+	const struct sym_frame *f = s->py ? pyframes__frame(s->py, SYM_ADDR(frame)) : NULL;
+	struct sym_location *loc;
+
+	if (!f)
+		return NULL;
+	loc = calloc(1, sizeof(*loc) + sizeof(*f));
+	if (!loc)
+		return NULL;
+	loc->module = f->file;
+	loc->symbol = f->function;
+	loc->nframes = 1;
+	memcpy(loc + 1, f, sizeof(*f));
+	loc->frames = (const struct sym_frame *)(loc + 1);
+	return loc;
+}
+
 static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 {
 	struct sym_frame frames[SYM_MAX_INLINE];
@@ -1080,7 +1104,8 @@ const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret
 
 	if (cached)
 		return *cached;
-	loc = lookup(s, ret_addr);
+	loc = SYM_LAYER(ret_addr) == PY_SYM_LAYER ? python_location(s, ret_addr)
+						 : lookup(s, ret_addr);
 	if (!loc)
 		return &unknown;
 	/* outside every module the answer may change once the maps are re-read */
@@ -1095,6 +1120,27 @@ const struct sym_location *symbolizer__locate(struct symbolizer *s, uint64_t ret
 	}
 	*cached = loc;
 	return loc;
+}
+
+int symbolizer__set_python(struct symbolizer *s, const struct py_layout *layout,
+			   uint64_t eval_start, uint64_t eval_end)
+{
+	/* the same interpreter where it was: its frames stay named */
+	if (s->py && s->py_eval_start == eval_start)
+		return 0;
+	pyframes__destroy(s->py);
+	s->py = pyframes__new(s->pid, layout, eval_start, eval_end);
+	s->py_eval_start = eval_start;
+	return s->py ? 0 : -ENOMEM;
+}
+
+uint32_t symbolizer__merge_python(struct symbolizer *s, const uint64_t *frames, uint32_t nframes,
+				  const struct py_frame *py, uint32_t npy, uint64_t *out,
+				  uint32_t room)
+{
+	if (!s->py)
+		return 0;
+	return pyframes__merge(s->py, frames, nframes, py, npy, out, room);
 }
 
 size_t symbolizer__open_files(void)

@@ -100,5 +100,16 @@ void symbolizer__await(unsigned int ms);
  * each is held once, for every process that maps it */
 size_t symbolizer__open_files(void);
 
+struct py_layout;
+struct py_frame;
+/* the process runs CPython (pyframes.h): its frames are named from then on */
+int symbolizer__set_python(struct symbolizer *s, const struct py_layout *layout,
+			   uint64_t eval_start, uint64_t eval_end);
+/* frames with the Python frames py in place of the eval loop's, into out;
+ * the count (0: no interpreter set, frames stay as they are) */
+uint32_t symbolizer__merge_python(struct symbolizer *s, const uint64_t *frames, uint32_t nframes,
+				  const struct py_frame *py, uint32_t npy, uint64_t *out,
+				  uint32_t room);
+
 
 #endif

@@ -7,6 +7,7 @@
 #include "exits.h"
 #include "profile.h"
 #include "leaks.h"
+#include "pyframes.h"
 #include "report.h"
 #include "processes.h"
 #include "text.h"
@@ -211,6 +212,18 @@ static void print_frame(FILE *out, const struct shown_frame *f, const struct rep
 	if (!f->loc) {	/* the allocator frame, or a process or thread frame */
 		fprintf(out, "        %18s ", "");
 		text__put(out, f->function);
+		fputc('\n', out);
+		return;
+	}
+	/* CPython's own frame: the function and its line in the script */
+	if (SYM_LAYER(f->addr) == PY_SYM_LAYER) {
+		fprintf(out, "        %18s ", "[python]");
+		text__put(out, f->function);
+		if (f->file) {
+			fputc(' ', out);
+			text__put(out, f->file);
+			fprintf(out, ":%d", f->line);
+		}
 		fputc('\n', out);
 		return;
 	}
