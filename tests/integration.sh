@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 # the tests, one file per area (tests/integration/*.sh), in this order
 SUITE_FILES=()
-for part in ledgers families leakcheck attach damaged endings formats outputs bad_input; do
+for part in ledgers families leakcheck attach damaged endings formats outputs runtimes bad_input; do
 	# shellcheck source=/dev/null
 	. "tests/integration/$part.sh"
 	SUITE_FILES+=("tests/integration/$part.sh")

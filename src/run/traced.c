@@ -268,18 +268,23 @@ static void watch_system_calls(struct traced *t, struct proc *p)
  * are its own: where its code is now; and where its mappings are seen.
  * Not before its libraries are mapped (settled): a dynamic program just
  * exec'd has no libc yet, and is no static executable for that. */
-void traced_set_loader(struct traced *t, struct proc *p, bool settled)
+/* CPython: its frames are named by the process's symbolizer, from the
+ * time both the process's records are read and its interpreter is found */
+static void set_python(struct traced *t, struct proc *p)
 {
+	struct symbolizer *sym = proc_symbolizer(t, p);
 	struct attach_python py;
-	struct symbolizer *sym;
 
-	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
-		watch_system_calls(t, p);
-	/* CPython: its frames are named by the process's symbolizer */
-	sym = proc_symbolizer(t, p);
-	if (!attach__python(p->attach, &py) && sym &&
+	if (p->attach && sym && !attach__python(p->attach, &py) &&
 	    !symbolizer__set_python(sym, py.layout, py.eval_start, py.eval_end))
 		events__set_python(recording__events(t->rec), slot_of(t, p), sym);
+}
+
+void traced_set_loader(struct traced *t, struct proc *p, bool settled)
+{
+	if (!attach__set_state(p->attach, bpf_state(t, p)) && !t->opts->no_mmap && settled)
+		watch_system_calls(t, p);
+	set_python(t, p);
 }
 
 void traced_tell_new_probes(struct proc *p)
@@ -341,6 +346,7 @@ int traced_name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct
 		symbolizer__destroy(p->symbolizer);
 		p->symbolizer = sym;
 		events__set_slot(recording__events(t->rec), slot_of(t, p), 0, 0, sym);
+		set_python(t, p);
 		return 0;
 	}
 	procfs__comm(proc_pid(p), comm, sizeof(comm));
@@ -354,6 +360,7 @@ int traced_name_proc(struct traced *t, struct proc *p, uint32_t reserved, struct
 	p->idx = idx;
 	events__set_slot(recording__events(t->rec), slot_of(t, p), PROC_TAG(idx), PROCESS_FRAME(idx),
 			 share ? NULL : sym);
+	set_python(t, p);
 	return 0;
 }
 

@@ -241,7 +241,7 @@ static const struct code_info *code_of(struct pyframes *p, uint64_t code, uint64
 	    read_mem(p, code + l->code_filename, &filename, sizeof(filename)) ||
 	    read_mem(p, code + l->code_firstlineno, &first, sizeof(first)) ||
 	    read_mem(p, code + l->code_linetable, &table, sizeof(table)))
-		return c;	/* unreadable: [unknown], and not read again */
+		return c;	/* unreadable (the process ended): [unknown python] */
 	/* freed and made again since the walk read it: not named wrong */
 	if ((filename ^ qualname << 1) != names)
 		return c;

@@ -1,0 +1,112 @@
+# shellcheck shell=bash
+# tests/integration/runtimes.sh - the frames of interpreters, named as their programs know them (sourced by tests/integration.sh)
+
+# the CPython interpreters to try: Debian's (scripts/install-deps.sh's
+# python3), and pyenv's 3.11 and 3.12 where the machine has them
+python_interpreters() {
+	local p
+	[ -x /usr/bin/python3.11 ] && echo /usr/bin/python3.11
+	for p in /root/.pyenv/versions/3.11.*/bin/python3.11 /root/.pyenv/versions/3.12.*/bin/python3.12; do
+		[ -x "$p" ] && echo "$p"
+	done
+}
+
+# go tool pprof -raw, nothing fetched
+gopprof_raw() {
+	env HOME="$T_DIR" GOTOOLCHAIN=local GOPROXY=off GOFLAGS= GOCACHE="$T_DIR/gocache" \
+		PPROF_TMPDIR="$T_DIR/pprof" timeout 60 go tool pprof -symbolize=none -raw "$1"
+}
+
+# py_sum FOLDED FN: the value of the stacks whose innermost Python frame is
+# FN at the bytearray's allocation (PyByteArray_Resize under it)
+py_sum() {
+	FN=$2 awk '
+		{
+			if (!match($0, / [0-9]+$/)) next
+			val = substr($0, RSTART + 1) + 0
+			if (index($0, ";" ENVIRON["FN"] ";") && index($0, "PyByteArray_Resize")) s += val
+		}
+		END { printf "%.0f\n", s }' "$1"
+}
+
+# py_ledger_check NAME WHAT: tracelloc's NAME.fg (-m allocated) and NAME-c.fg
+# (-m count) against the ledger the program printed in NAME.out
+py_ledger_check() {
+	local name=$1 what=$2 fn bytes count line depth
+	while read -r _ fn bytes count line; do
+		assert_eq "$(py_sum "$T_DIR/$name.fg" "$fn")" "$bytes" "$what: bytes allocated in $fn"
+		[ -f "$T_DIR/$name-c.fg" ] &&
+			assert_eq "$(py_sum "$T_DIR/$name-c.fg" "$fn")" "$count" "$what: calls in $fn"
+	done < <(grep '^LEDGER ' "$T_DIR/$name.out")
+	[ "$(grep -c '^LEDGER ' "$T_DIR/$name.out")" = 4 ] || fail "$what: the program printed no ledger"
+	# the Python frames stand in order, from the module to the function
+	assert_grep "$T_DIR/$name.fg" '(^|;)<module>;main;small_blocks;' "$what: <module>;main;small_blocks in order"
+	assert_grep "$T_DIR/$name.fg" '(^|;)<module>;main;Cache\.fill;' "$what: a method by its qualified name (Cache.fill)"
+	# 151 frames of recurse: deeper than a native stack's 127
+	depth=$(awk '/PyByteArray_Resize/ && /;recurse;/ { n = gsub(/;recurse;/, ";recurse;"); c = split($0, f, ";"); k = 0; for (i = 1; i <= c; i++) if (f[i] == "recurse") k++; print k; exit }' "$T_DIR/$name.fg")
+	assert_eq "$depth" 151 "$what: every frame of a recursion 151 deep"
+}
+
+test_python_frames() { # CPython 3.11 (Debian's, pyenv's) and 3.12 (pyenv's): Python function frames in place of the eval loop's, exact bytes and calls per function, lines, 151 deep; pprof's function, file and line
+	local py n=0 ver
+	while read -r py; do
+		n=$((n + 1))
+		ver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+		tl_run py -i 0 -t 4 -s allocs -m allocated -f "$T_DIR/py.fg" --pprof "$T_DIR/py.pb.gz" -- "$py" "$REPO/tests/python/ledger.py" 150
+		check_normal_end py '^target exited with status 0$' "python $ver ($py)" || continue
+		tl_run py-c -i 0 -t 0 -m count -f "$T_DIR/py-c.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
+		py_ledger_check py "python $ver ($py)"
+		# the report names the function and its line in the script
+		line=$(awk '$2 == "small_blocks" { print $5 }' "$T_DIR/py.out")
+		tl_run pyr -i 0 -t 1 -s allocs -I '^small_blocks$' -- "$py" "$REPO/tests/python/ledger.py" 150
+		assert_grep "$T_DIR/pyr.out" "^ +\[python\] small_blocks .*tests/python/ledger\.py:$line\$" \
+			"python $ver: the report's frame of small_blocks, at its line"
+		gopprof_raw "$T_DIR/py.pb.gz" >"$T_DIR/py.raw" 2>&1 || {
+			fail "python $ver: go tool pprof -raw failed"
+			continue
+		}
+		assert_grep "$T_DIR/py.raw" " small_blocks [^ ]*tests/python/ledger\.py:$line s=" \
+			"python $ver: pprof's location of small_blocks: function, script, line"
+	done < <(python_interpreters)
+	[ "$n" -gt 0 ] || fail "no CPython 3.11 or 3.12 here, and Debian's python3.11 cannot be installed"
+}
+
+test_python_frames_fp() { # --unwind fp through an interpreter built without frame pointers: the native stack ends early, the Python frames are whole all the same, exact
+	local py
+	py=$(python_interpreters | head -1)
+	[ -n "$py" ] || {
+		fail "no CPython 3.11 here"
+		return
+	}
+	# --no-mmap: the interpreter's frame stack grows by mmap under recurse
+	tl_run pyfp -i 0 -t 0 --unwind fp --no-mmap -m allocated -f "$T_DIR/pyfp.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
+	check_normal_end pyfp '^target exited with status 0$' "python --unwind fp" || return
+	local fn bytes
+	while read -r _ fn bytes _ _; do
+		assert_eq "$(awk -v fn="$fn" '{ if (!match($0, / [0-9]+$/)) next; v = substr($0, RSTART + 1); if ($0 ~ ("(^|;)<module>;main;(recurse;)*" fn ";")) s += v } END { printf "%.0f\n", s }' "$T_DIR/pyfp.fg" | head -1)" \
+			"$(( bytes ))" "python --unwind fp: bytes under <module>;main;$fn" ||
+			show "$T_DIR/pyfp.fg"
+	done < <(grep '^LEDGER ' "$T_DIR/pyfp.out")
+}
+
+test_python_attach() { # -p of a running python: its Python frames from the attach on, exact
+	local py pid
+	py=$(python_interpreters | tail -1)
+	[ -n "$py" ] || {
+		fail "no CPython here"
+		return
+	}
+	rm -f "$T_DIR/go"
+	"$py" "$REPO/tests/python/ledger.py" 150 "$T_DIR/go" >"$T_DIR/pyp.out" 2>&1 &
+	pid=$!
+	wait_for_grep "$T_DIR/pyp.out" '^WAITING' 10 || {
+		fail "python -p: the program did not start"
+		kill "$pid" 2>/dev/null
+		return
+	}
+	( sleep 1; touch "$T_DIR/go" ) &
+	tl_run pyp-t -i 0 -t 0 -m allocated -f "$T_DIR/pyp.fg" -p "$pid"
+	wait "$pid"
+	check_normal_end pyp-t '^target exited$' "python -p" || return
+	py_ledger_check pyp "python -p ($py)"
+}
