@@ -291,7 +291,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/scopes.o $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/hugepages.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o $(OUT)/fuzz/named.o $(OUT)/fuzz/perfmap.o $(OUT)/fuzz/debuginfod.o $(OUT)/fuzz/text.o
+FUZZ_OBJS := $(OUT)/fuzz/scopes.o $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/hugepages.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o $(OUT)/fuzz/named.o $(OUT)/fuzz/perfmap.o $(OUT)/fuzz/debuginfod.o $(OUT)/fuzz/text.o $(OUT)/fuzz/pyframes.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:
