@@ -248,6 +248,15 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 	 * with no allocation by this thread in between. Not at once, the
 	 * thread may have waited for a CPU, or freed a block another thread
 	 * got back meanwhile: the daemon knows which (EVENT_FREE_AGAIN). */
+	/* glibc's free called by a family's own (pymalloc handing a large
+	 * block back): the outer free sent it */
+	if (!nested_ok && s && ptr == s->free_addr) {
+		if (sp <= s->free_sp && bpf_ktime_get_ns() - s->free_ns < 100000) {
+			s->free_addr = 0;
+			return 0;
+		}
+		type = EVENT_FREE_AGAIN;
+	}
 	if (nested_ok && s) {
 		now = bpf_ktime_get_ns();
 		if (ptr == s->free_addr && sp <= s->free_sp) {
@@ -339,9 +348,11 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		return 0;
 	switch (fn) {
 	case FN_FREE:
-		return enter_free(s, who, arg1, false, 0);
+		return enter_free(s, who, arg1, false, PT_REGS_SP(ctx));
 	case FN_FREE_NESTED:
 		return enter_free(s, who, arg1, true, PT_REGS_SP(ctx));
+	case FN_PY_FREE:
+		return enter_free(s, who, arg2, true, PT_REGS_SP(ctx));
 	case FN_THREAD_EXIT:
 		return enter_thread_exit(s);
 	case FN_MAPS_CHANGE:

@@ -39,6 +39,22 @@ enum alloc_fn {
 	FN_MI_ZALLOC_ALIGNED,	/* mimalloc: mi_zalloc_aligned(size, alignment) */
 	FN_MI_CALLOC_ALIGNED,	/* mimalloc: mi_calloc_aligned(count, size, alignment) */
 	FN_MI_REALLOC_ALIGNED,	/* mimalloc: mi_realloc_aligned(ptr, size, alignment), a realloc */
+	/* CPython's object allocator (pymalloc), its two domains: objects
+	 * (PyObject_Malloc(size), ...) and the interpreter's own memory
+	 * (PyMem_Malloc(size), ...), which jump through the allocator's
+	 * pointers; their frees are FN_FREE_NESTED */
+	FN_PY_MALLOC,
+	FN_PY_CALLOC,
+	FN_PY_REALLOC,
+	FN_PYMEM_MALLOC,
+	FN_PYMEM_CALLOC,
+	FN_PYMEM_REALLOC,
+	/* what both domains' pointers lead to: pymalloc's own functions,
+	 * (ctx, size), (ctx, nelem, elsize), (ctx, ptr, size); its free is
+	 * FN_PY_FREE */
+	FN_PYMALLOC_MALLOC,
+	FN_PYMALLOC_CALLOC,
+	FN_PYMALLOC_REALLOC,
 	/* the application's own anonymous mappings, from libc's wrappers (or
 	 * the system calls, see FN_AT_SYSCALL): a block of whole pages that
 	 * munmap may take apart */
@@ -52,6 +68,7 @@ enum alloc_fn {
 	/* a free of another family, which may call another of its probed frees
 	 * (tcmalloc's sized delete calls free): sent once */
 	FN_FREE_NESTED,
+	FN_PY_FREE,		/* pymalloc's _PyObject_Free(ctx, ptr): a FN_FREE_NESTED */
 	FN_THREAD_EXIT,		/* __call_tls_dtors: a thread begins to exit */
 	FN_MAPS_CHANGE,		/* ld.so's _dl_debug_state: libraries come or go */
 	FN_EXIT,		/* exit(): --leak-check holds the process there */

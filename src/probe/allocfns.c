@@ -34,6 +34,16 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_MI_ZALLOC_ALIGNED] = ALLOC("mi_zalloc_aligned", 1),
 	[FN_MI_CALLOC_ALIGNED] = ALLOC("mi_calloc_aligned", 2, .count_arg = 1),
 	[FN_MI_REALLOC_ALIGNED] = ALLOC("mi_realloc_aligned", 2, .ptr_arg = 1, .moves = true),
+	/* CPython's pymalloc: malloc(size), calloc(nelem, elsize), realloc(ptr, size) */
+	[FN_PY_MALLOC] = ALLOC("PyObject_Malloc", 1),
+	[FN_PY_CALLOC] = ALLOC("PyObject_Calloc", 2, .count_arg = 1),
+	[FN_PY_REALLOC] = ALLOC("PyObject_Realloc", 2, .ptr_arg = 1, .moves = true),
+	[FN_PYMEM_MALLOC] = ALLOC("PyMem_Malloc", 1),
+	[FN_PYMEM_CALLOC] = ALLOC("PyMem_Calloc", 2, .count_arg = 1),
+	[FN_PYMEM_REALLOC] = ALLOC("PyMem_Realloc", 2, .ptr_arg = 1, .moves = true),
+	[FN_PYMALLOC_MALLOC] = ALLOC("_PyObject_Malloc", 2, .inner = true),
+	[FN_PYMALLOC_CALLOC] = ALLOC("_PyObject_Calloc", 3, .count_arg = 2, .inner = true),
+	[FN_PYMALLOC_REALLOC] = ALLOC("_PyObject_Realloc", 3, .ptr_arg = 2, .moves = true, .inner = true),
 	/* the BPF side reads these calls' arguments itself (enter_map) */
 	[FN_MMAP] = { .name = "mmap", .kind = CALL_MAP, .own_args = MAP_ARGS },
 	[FN_MREMAP] = { .name = "mremap", .kind = CALL_MAP, .own_args = MAP_ARGS },
@@ -43,6 +53,7 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_FREE] = { .kind = CALL_FREE, .entry_only = true, .own_args = 1 << 1 },
 	/* another family's free, which may call another probed free */
 	[FN_FREE_NESTED] = { .kind = CALL_FREE, .entry_only = true, .own_args = 1 << 1 },
+	[FN_PY_FREE] = { .kind = CALL_FREE, .entry_only = true, .own_args = 1 << 2, .inner = true },
 	[FN_THREAD_EXIT] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_MAPS_CHANGE] = { .kind = CALL_HOOK, .entry_only = true },
 	[FN_EXIT] = { .kind = CALL_HOOK, .entry_only = true },

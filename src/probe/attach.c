@@ -92,6 +92,13 @@ struct attach {
 	int nprobes;
 	char *culprit;
 	bool stripped;		/* a mapped object had no symbol table at all */
+	/* the interpreter whose pymalloc is not probed, why, and whether the
+	 * attach line said so; whether the process asks for CPython's debug
+	 * hooks (0: not known yet, 1: no, 2: yes) */
+	char pymalloc_unprobed[64];
+	const char *pymalloc_why;
+	bool pymalloc_told;
+	uint8_t py_debug;
 	bool go;		/* Go's runtime is mapped: it makes raw system calls */
 	/* ld.so's _r_debug: its file, its vaddr, and the vaddr less the file
 	 * offset of the code's segment; where it is now (0: unknown) */
@@ -270,6 +277,30 @@ static int examine_named(struct attach *a, const struct mapping *m, const struct
 
 /* records the sites one mapped object offers; *foreign set when it is an
  * allocator we do not trace */
+/*
+ * Whether pymalloc in f is left unprobed: inlined into its callers, or
+ * wrapped in CPython's debug hooks, whose blocks of the raw domain (malloc's)
+ * are taken and given back inside pymalloc's calls, its free among them,
+ * which has no return probe to tell what is nested in it.
+ */
+static bool pymalloc_unprobed(struct attach *a, const struct file_facts *f,
+			      const struct mapping *m)
+{
+	const char *why = NULL;
+
+	if (!a->py_debug)
+		a->py_debug = pyframes__debug_hooks(a->pid) ? 2 : 1;
+	if (f->pymalloc_inlined)
+		why = "inlined in";
+	else if (a->py_debug == 2 || f->scan.py_debug_build)
+		why = "behind its debug hooks in";
+	if (why && !a->pymalloc_unprobed[0]) {
+		snprintf(a->pymalloc_unprobed, sizeof(a->pymalloc_unprobed), "%s", base_name(m->path));
+		a->pymalloc_why = why;
+	}
+	return why != NULL;
+}
+
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
 {
 	struct file_facts *uncached;
@@ -323,7 +354,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 
 		if (!f->has_offset[j] || !elffacts__is_library(scan, def->lib) ||
 		    (elffacts__maps_call(def) && a->opts.no_mmap) ||
-		    (def->fn == FN_EXIT && !a->opts.hold_at_exit))
+		    (def->fn == FN_EXIT && !a->opts.hold_at_exit) ||
+		    (def->lib == LIB_PYMALLOC && pymalloc_unprobed(a, f, m)))
 			continue;
 		offset = f->offset[j];
 		/* a second glibc, from another file: one allocator is what we trace */
@@ -921,7 +953,7 @@ void attach__describe_sites(const struct attach *a, FILE *out)
 	}
 }
 
-static void describe_objects(const struct attach *a, size_t from, FILE *out)
+static void describe_objects(struct attach *a, size_t from, FILE *out)
 {
 	bool first = true;
 	size_t i, lib;
@@ -934,6 +966,12 @@ static void describe_objects(const struct attach *a, size_t from, FILE *out)
 				base_name(a->objects[i].name), a->objects[i].sites[lib]);
 			first = false;
 		}
+	}
+	if (a->pymalloc_unprobed[0] && !a->pymalloc_told) {
+		fprintf(out, "%spymalloc %s %s (its objects seen as its arenas: run it with "
+			"PYTHONMALLOC=malloc to see each)", first ? "" : ", ", a->pymalloc_why,
+			a->pymalloc_unprobed);
+		a->pymalloc_told = true;
 	}
 }
 

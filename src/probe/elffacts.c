@@ -19,6 +19,7 @@ static const char *const family_names[LIB__COUNT] = {
 	[LIB_TCMALLOC] = "tcmalloc",
 	[LIB_MIMALLOC] = "mimalloc",
 	[LIB_MUSL] = "musl",
+	[LIB_PYMALLOC] = "pymalloc",
 	[LIB_NAMED] = "named",
 };
 
@@ -122,6 +123,25 @@ const struct probe_def elffacts__defs[] = {
 	{ "mremap", FN_MREMAP, LIB_MUSL },
 	{ "mprotect", FN_MPROTECT, LIB_MUSL },
 	{ "_Exit", FN_EXIT, LIB_MUSL },	/* musl's exit and _exit end there */
+	/* CPython's pymalloc: the objects it serves from its pools, which it
+	 * takes from malloc and mmap (calls nested in these: its own). Only
+	 * where its entry points are the way in: see pymalloc_inlined(). Its
+	 * own functions where the symbol table has them: the API's frees
+	 * start with no instruction the kernel emulates (a single step each,
+	 * half the cost of tracing a Python program), and behind the debug
+	 * hooks (PYTHONMALLOC=debug) a block is the one pymalloc hands out */
+	{ "_PyObject_Free", FN_PY_FREE, LIB_PYMALLOC },
+	{ "_PyObject_Malloc", FN_PYMALLOC_MALLOC, LIB_PYMALLOC },
+	{ "_PyObject_Calloc", FN_PYMALLOC_CALLOC, LIB_PYMALLOC },
+	{ "_PyObject_Realloc", FN_PYMALLOC_REALLOC, LIB_PYMALLOC },
+	{ "PyObject_Free", FN_FREE_NESTED, LIB_PYMALLOC },
+	{ "PyMem_Free", FN_FREE_NESTED, LIB_PYMALLOC },
+	{ "PyObject_Malloc", FN_PY_MALLOC, LIB_PYMALLOC },
+	{ "PyObject_Calloc", FN_PY_CALLOC, LIB_PYMALLOC },
+	{ "PyObject_Realloc", FN_PY_REALLOC, LIB_PYMALLOC },
+	{ "PyMem_Malloc", FN_PYMEM_MALLOC, LIB_PYMALLOC },
+	{ "PyMem_Calloc", FN_PYMEM_CALLOC, LIB_PYMALLOC },
+	{ "PyMem_Realloc", FN_PYMEM_REALLOC, LIB_PYMALLOC },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -242,6 +262,8 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan 
 			scan->py_runtime = sym.st_value;
 		if (GELF_ST_TYPE(sym.st_info) == STT_OBJECT && !strcmp(name, "Py_Version"))
 			scan->py_version_vaddr = sym.st_value;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(name, "_Py_NegativeRefcount"))
+			scan->py_debug_build = true;
 		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
 		    !strcmp(name, "_PyEval_EvalFrameDefault")) {
 			scan->py_eval = sym.st_value;
@@ -379,6 +401,8 @@ bool elffacts__is_library(const struct elf_scan *scan, enum library lib)
 	case LIB_C:
 	case LIB_MUSL:
 		return scan->family == lib || scan->linked_libc == lib;
+	case LIB_PYMALLOC:
+		return scan->py_runtime != 0;
 	default:
 		/* the malloc it defines is its own, or a prefixed jemalloc's */
 		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||
@@ -410,6 +434,89 @@ uint64_t elffacts__entry_shift(int fd, uint64_t offset, bool at_symbol, uint64_t
 	if (shift)
 		*cookie = allocfns__cookie_at(*cookie, args.at);
 	return shift;
+}
+
+/* the code that names the pointer at slot, RIP-relative, as the last four
+ * bytes of an instruction (a load of it, a jump or call through it) */
+static size_t code_refs(Elf *elf, uint64_t slot)
+{
+	Elf_Scn *scn = NULL;
+	size_t refs = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !(data = elf_getdata(scn, NULL)) ||
+		    data->d_size < 4)
+			continue;
+		for (i = 0; i + 4 <= data->d_size; i++) {
+			int32_t disp;
+
+			memcpy(&disp, (const char *)data->d_buf + i, 4);
+			refs += sh.sh_addr + i + 4 + (int64_t)disp == slot;
+		}
+	}
+	return refs;
+}
+
+/* the functions that name the allocator's pointer itself: the dispatcher,
+ * PyMem_GetAllocator, PyMem_SetAllocator, the debug hooks' set-up, ... */
+#define PYMALLOC_OWN_REFS 12
+
+/*
+ * Whether some of pymalloc's calls do not go through PyObject_Malloc's
+ * entry. A profile-guided, link-time optimized build (Debian's
+ * /usr/bin/python3.11) inlines the allocator into ~190 callers, each
+ * comparing the pointer with the allocator it guessed: a probe on the entry
+ * would see a fraction of the objects, a silently wrong count. A build
+ * whose PyObject_Malloc only jumps through the pointer (a libpython.so, a
+ * plain build) is probed, unless the code names that pointer in many more
+ * places than the allocator's own functions do (the dispatcher inlined).
+ */
+static bool pymalloc_inlined(Elf *elf, int fd, const struct file_facts *f)
+{
+	uint8_t code[64];
+	uint64_t slot;
+	size_t j;
+	ssize_t n;
+
+	for (j = 0; j < NUM_DEFS; j++)
+		if (elffacts__defs[j].fn == FN_PY_MALLOC)
+			break;
+	if (j == NUM_DEFS || !f->has_offset[j])
+		return false;
+	n = pread(fd, code, sizeof(code), f->offset[j]);
+	if (n <= 0)
+		return true;
+	switch (probesite__dispatch_slot(code, n, f->scan.vaddr[j], &slot)) {
+	case 1:
+		return code_refs(elf, slot) > PYMALLOC_OWN_REFS;
+	case 0:
+		/* through a register loaded from the GOT (3.12's _PyRuntime in a
+		 * libpython.so): exported, so not inlined into its callers */
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* a family's inner functions in place of its dispatchers, where the object
+ * defines all of them; its dispatchers otherwise */
+static void choose_inner(struct file_facts *f, enum library lib)
+{
+	bool inner = true;
+	size_t j;
+
+	for (j = 0; j < NUM_DEFS; j++)
+		if (elffacts__defs[j].lib == lib && allocfns__info(elffacts__defs[j].fn)->inner)
+			inner &= f->has_offset[j];
+	for (j = 0; j < NUM_DEFS; j++)
+		if (elffacts__defs[j].lib == lib &&
+		    allocfns__info(elffacts__defs[j].fn)->inner != inner)
+			f->has_offset[j] = false;
 }
 
 #define MAX_FILE_FACTS 1024
@@ -452,6 +559,10 @@ static struct file_facts *read_facts(int fd, const struct stat *st, uint64_t map
 		f->has_offset[j] = true;
 		f->cookie[j] = allocfns__cookie(elffacts__defs[j].fn);
 		f->shift[j] = elffacts__entry_shift(fd, f->offset[j], o->at_symbol, &f->cookie[j]);
+	}
+	if (!f->err && f->scan.py_runtime) {
+		f->pymalloc_inlined = pymalloc_inlined(elf, fd, f);
+		choose_inner(f, LIB_PYMALLOC);
 	}
 	for (j = 0; !f->err && o->named && j < o->named->count; j++) {
 		if (!f->scan.named_vaddr[j] ||

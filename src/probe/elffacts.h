@@ -23,6 +23,7 @@
  * library of another allocator family that replaces malloc (elffacts__is_library) */
 enum library {
 	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL,
+	LIB_PYMALLOC,	/* CPython's object allocator, in its interpreter */
 	LIB_NAMED,	/* the program's own allocators (named.h), in any object */
 	LIB__COUNT
 };
@@ -34,7 +35,7 @@ struct probe_def {
 };
 
 /* room for the table of every family's functions (elffacts.c) */
-#define MAX_PROBE_DEFS 160
+#define MAX_PROBE_DEFS 176
 
 extern const struct probe_def elffacts__defs[];
 extern const size_t elffacts__ndefs;
@@ -77,6 +78,7 @@ struct elf_scan {
 	/* CPython's interpreter: _PyRuntime, Py_Version (vaddrs) and the
 	 * eval loop's code (_PyEval_EvalFrameDefault); 0: none */
 	uint64_t py_runtime, py_version_vaddr, py_eval, py_eval_size;
+	bool py_debug_build;	/* _Py_NegativeRefcount: Py_DEBUG, its debug hooks on */
 	const struct named_fns *named;	/* looked for as well */
 	uint64_t named_vaddr[MAX_NAMED_FNS];
 };
@@ -99,6 +101,8 @@ struct file_facts {
 	/* CPython's Py_Version (0x030b07f0: 3.11.7), read from the file; 0:
 	 * not an interpreter, or one whose version could not be read */
 	uint32_t py_version;
+	/* pymalloc's calls do not all go through its entry points: not probed */
+	bool pymalloc_inlined;
 	bool has_offset[MAX_PROBE_DEFS];
 	uint64_t offset[MAX_PROBE_DEFS];	/* of each def's vaddr in the file */
 	uint64_t shift[MAX_PROBE_DEFS];		/* the probe's, past the offset */

@@ -305,3 +305,43 @@ int probesite__syscall_frame(const uint8_t *code, size_t len, struct syscall_fra
 	cs_close(&handle);
 	return err;
 }
+
+/* how far a dispatcher's indirect jump may be from its entry */
+#define MAX_DISPATCH_INSNS 8
+
+int probesite__dispatch_slot(const uint8_t *code, size_t len, uint64_t at, uint64_t *slot)
+{
+	cs_insn *insns = NULL;
+	int ret = -ENOENT;
+	size_t n, i;
+	csh handle;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(handle, code, len, at, MAX_DISPATCH_INSNS, &insns);
+	for (i = 0; i < n; i++) {
+		const cs_insn *insn = &insns[i];
+		const cs_x86 *x86 = &insn->detail->x86;
+		const cs_x86_op *op = &x86->operands[0];
+
+		/* a compare on the way: the allocator's own code, or a guess at
+		 * the pointer's target with that target's code inlined */
+		if (insn->id == X86_INS_CMP || insn->id == X86_INS_RET || insn->id == X86_INS_CALL)
+			break;
+		if (insn->id != X86_INS_JMP || x86->op_count != 1)
+			continue;
+		if (op->type != X86_OP_MEM)
+			break;
+		if (op->mem.base == X86_REG_RIP && op->mem.index == X86_REG_INVALID) {
+			*slot = insn->address + insn->size + (uint64_t)op->mem.disp;
+			ret = 1;
+		} else {
+			ret = 0;
+		}
+		break;
+	}
+	cs_free(insns, n);
+	cs_close(&handle);
+	return ret;
+}

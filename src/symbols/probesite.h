@@ -62,4 +62,14 @@ struct syscall_frame {
 
 int probesite__syscall_frame(const uint8_t *code, size_t len, struct syscall_frame *out);
 
+/*
+ * A dispatcher: code (at address at) jumps through a function pointer within
+ * its first few instructions, with no compare, call or return before
+ * (CPython's PyObject_Malloc: `jmp *_PyObject+8(%rip)`). 1: it does, and
+ * *slot is the pointer's address; 0: it does, through a register; -ENOENT:
+ * it does not (a guess at the pointer with its target inlined, as profile-
+ * guided builds make).
+ */
+int probesite__dispatch_slot(const uint8_t *code, size_t len, uint64_t at, uint64_t *slot);
+
 #endif

@@ -47,6 +47,31 @@ py_ledger_check() {
 	assert_eq "$depth" 151 "$what: every frame of a recursion 151 deep"
 }
 
+# py_pymalloc_check NAME PY WHAT: the objects pymalloc serves from its pools
+# are allocations (exact) where its entry points are the way in: a
+# libpython.so's; where its callers inline it (Debian's LTO build of
+# /usr/bin/python3.11), the attach line says so
+py_pymalloc_check() {
+	local name=$1 py=$2 what=$3 fn bytes count
+	read -r _ fn bytes count _ < <(grep '^PYMALLOC ' "$T_DIR/$name.out")
+	[ -n "$fn" ] || {
+		fail "$what: the program printed no PYMALLOC line"
+		return
+	}
+	if [ "$py" = /usr/bin/python3.11 ]; then
+		assert_grep "$T_DIR/$name.err" "pymalloc inlined in python3\.11 .*PYTHONMALLOC=malloc" \
+			"$what: the attach line says pymalloc is inlined, and what to do"
+		return
+	fi
+	assert_grep "$T_DIR/$name.err" "pymalloc in libpython3\.[0-9]+\.so[.0-9]* \(${PY_PYMALLOC_FNS:-4} functions\)" \
+		"$what: pymalloc probed, in libpython"
+	assert_eq "$(py_sum "$T_DIR/$name.fg" "$fn")" "$bytes" "$what: bytes pymalloc served in $fn"
+	[ -f "$T_DIR/$name-c.fg" ] &&
+		assert_eq "$(py_sum "$T_DIR/$name-c.fg" "$fn")" "$count" "$what: pymalloc's calls in $fn"
+	# its large blocks go back to malloc through its free: one free, not two
+	assert_grep "$T_DIR/$name.out" "^ +unknown frees: 0 " "$what: no free seen twice"
+}
+
 test_python_frames() { # CPython 3.11 (Debian's, pyenv's) and 3.12 (pyenv's): Python function frames in place of the eval loop's, exact bytes and calls per function, lines, 151 deep; pprof's function, file and line
 	local py n=0 ver
 	while read -r py; do
@@ -56,6 +81,7 @@ test_python_frames() { # CPython 3.11 (Debian's, pyenv's) and 3.12 (pyenv's): Py
 		check_normal_end py '^target exited with status 0$' "python $ver ($py)" || continue
 		tl_run py-c -i 0 -t 0 -m count -f "$T_DIR/py-c.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
 		py_ledger_check py "python $ver ($py)"
+		py_pymalloc_check py "$py" "python $ver ($py)"
 		# the report names the function and its line in the script
 		line=$(awk '$2 == "small_blocks" { print $5 }' "$T_DIR/py.out")
 		tl_run pyr -i 0 -t 1 -s allocs -I '^small_blocks$' -- "$py" "$REPO/tests/python/ledger.py" 150
@@ -78,15 +104,58 @@ test_python_frames_fp() { # --unwind fp through an interpreter built without fra
 		fail "no CPython 3.11 here"
 		return
 	}
-	# --no-mmap: the interpreter's frame stack grows by mmap under recurse
-	tl_run pyfp -i 0 -t 0 --unwind fp --no-mmap -m allocated -f "$T_DIR/pyfp.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
+	# --no-mmap: the interpreter's frame stack grows by mmap under recurse;
+	# the bytearrays' blocks are realloc's (pymalloc's where it is probed),
+	# the objects' headers and the list's growth other allocators'
+	tl_run pyfp -i 0 -t 0 --unwind fp --no-mmap --allocator-frame -m allocated -f "$T_DIR/pyfp.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
 	check_normal_end pyfp '^target exited with status 0$' "python --unwind fp" || return
 	local fn bytes
 	while read -r _ fn bytes _ _; do
-		assert_eq "$(awk -v fn="$fn" '{ if (!match($0, / [0-9]+$/)) next; v = substr($0, RSTART + 1); if ($0 ~ ("(^|;)<module>;main;(recurse;)*" fn ";")) s += v } END { printf "%.0f\n", s }' "$T_DIR/pyfp.fg" | head -1)" \
+		assert_eq "$(awk -v fn="$fn" '{ if (!match($0, / [0-9]+$/)) next; v = substr($0, RSTART + 1); if ($0 ~ ("(^|;)<module>;main;(recurse;)*" fn ";.*;(PyObject_Realloc|realloc|malloc) [0-9]+$")) s += v } END { printf "%.0f\n", s }' "$T_DIR/pyfp.fg" | head -1)" \
 			"$(( bytes ))" "python --unwind fp: bytes under <module>;main;$fn" ||
 			show "$T_DIR/pyfp.fg"
 	done < <(grep '^LEDGER ' "$T_DIR/pyfp.out")
+}
+
+test_python_pymalloc_stripped() { # a libpython with no symbol table: pymalloc probed at its API (PyObject_Malloc, ..., PyMem_Free), exact all the same
+	local py lib
+	py=$(python_interpreters | grep -m1 'pyenv.*3\.11')
+	lib=$(dirname "$(dirname "$py")")/lib/libpython3.11.so.1.0
+	[ -f "$lib" ] || {
+		fail "no pyenv CPython 3.11 with its libpython here"
+		return
+	}
+	mkdir -p "$T_DIR/stripped"
+	strip --strip-all -o "$T_DIR/stripped/libpython3.11.so.1.0" "$lib" || {
+		fail "strip failed"
+		return
+	}
+	TL_ENV=(LD_LIBRARY_PATH="$T_DIR/stripped")
+	tl_run pys -i 0 -t 0 -m allocated -f "$T_DIR/pys.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
+	check_normal_end pys '^target exited with status 0$' "python, stripped libpython" || return
+	TL_ENV=(LD_LIBRARY_PATH="$T_DIR/stripped")
+	tl_run pys-c -i 0 -t 0 -m count -f "$T_DIR/pys-c.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
+	py_ledger_check pys "python, stripped libpython"
+	PY_PYMALLOC_FNS=8 py_pymalloc_check pys "$py" "python, stripped libpython"
+}
+
+test_python_pymalloc_debug() { # CPython's debug hooks (PYTHONMALLOC=debug, -X dev) take malloc's blocks inside pymalloc's free: pymalloc left unprobed, said, no free unknown
+	local py
+	py=$(python_interpreters | grep -m1 pyenv)
+	[ -n "$py" ] || {
+		fail "no pyenv CPython here (a libpython.so whose pymalloc is probed)"
+		return
+	}
+	TL_ENV=(PYTHONMALLOC=debug)
+	tl_run pyd -i 0 -t 0 -- "$py" "$REPO/tests/python/ledger.py" 20
+	check_normal_end pyd '^target exited with status 0$' "PYTHONMALLOC=debug" || return
+	assert_grep "$T_DIR/pyd.err" "pymalloc behind its debug hooks in libpython3\.[0-9]+\.so" \
+		"PYTHONMALLOC=debug: the attach line says why pymalloc is not probed"
+	assert_grep "$T_DIR/pyd.out" "^ +unknown frees: 0 " "PYTHONMALLOC=debug: no free unknown"
+	tl_run pyx -i 0 -t 0 -- "$py" -X dev "$REPO/tests/python/ledger.py" 20
+	check_normal_end pyx '^target exited with status 0$' "-X dev" || return
+	assert_grep "$T_DIR/pyx.err" "pymalloc behind its debug hooks" "-X dev: pymalloc not probed, said"
+	assert_grep "$T_DIR/pyx.out" "^ +unknown frees: 0 " "-X dev: no free unknown"
 }
 
 test_python_attach() { # -p of a running python: its Python frames from the attach on, exact

@@ -1,7 +1,7 @@
 # tests/python/ledger.py - a Python program whose allocations are known per
 # Python function, for tests/integration/runtimes.sh. A bytearray of n bytes
-# (n over pymalloc's 512) is one malloc of n + 1 bytes, made under the
-# function that asks for it; the ledger is printed on stdout as
+# is one allocation of n + 1 bytes, made under the function that asks for it
+# (malloc over pymalloc's 512, pymalloc's own under it); the ledger is printed on stdout as
 # "LEDGER function bytes count line" (line: the allocating line).
 import sys
 
@@ -17,6 +17,11 @@ def small_blocks():
     for _ in range(3):
         keep.append(bytearray(10000))  # SMALL
     return
+
+
+def pool_blocks():
+    for _ in range(5):
+        keep.append(bytearray(300))  # POOL
 
 
 def big_block():
@@ -46,6 +51,7 @@ def line_of(tag):
 
 def main(depth):
     small_blocks()
+    pool_blocks()
     big_block()
     recurse(depth)
     Cache().fill()
@@ -71,4 +77,6 @@ note("recurse", 30000, 1, line_of("DEEP"))
 note("Cache.fill", 20000, 2, line_of("FILL"))
 for fn, size, count, line in LEDGER:
     print("LEDGER", fn, size, count, line)
+# served from pymalloc's pools: seen where its entry points are probed
+print("PYMALLOC pool_blocks", 301 * 5, 5, line_of("POOL"))
 sys.stdout.flush()

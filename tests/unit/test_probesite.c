@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+
 #include "probesite.h"
 #include "test.h"
 
@@ -224,4 +226,50 @@ TEST(probesite_arguments_followed_where_they_move)
 	args = (struct probe_args){ .moved = 1 << 1 };
 	ASSERT_EQ(probesite__shift(overwritten, sizeof(overwritten), &args), 0,
 		  "its copy overwritten");
+}
+
+/* CPython's PyObject_Malloc as three builds ship it */
+TEST(probesite_dispatch_slot_of_pymalloc)
+{
+	/* pyenv's 3.11 libpython.so: jmp *_PyObject+8(%rip) */
+	static const uint8_t py311[] = {
+		0x48, 0x89, 0xfe,			/* mov %rdi,%rsi */
+		0x48, 0x85, 0xff,			/* test %rdi,%rdi */
+		0x78, 0x10,				/* js */
+		0x48, 0x8b, 0x3d, 0x71, 0xd0, 0x2a, 0x00, /* mov 0x2ad071(%rip),%rdi */
+		0xff, 0x25, 0x73, 0xd0, 0x2a, 0x00,	/* jmp *0x2ad073(%rip) */
+		0x0f, 0x1f, 0x00,
+	};
+	/* pyenv's 3.12: _PyRuntime's address from the GOT, then jmp *0xb8(%rax) */
+	static const uint8_t py312[] = {
+		0x48, 0x89, 0xfe,
+		0x48, 0x85, 0xff,
+		0x78, 0x18,
+		0x48, 0x8b, 0x05, 0xc1, 0x48, 0x37, 0x00, /* mov 0x3748c1(%rip),%rax */
+		0x48, 0x8b, 0xb8, 0xb0, 0x00, 0x00, 0x00, /* mov 0xb0(%rax),%rdi */
+		0xff, 0xa0, 0xb8, 0x00, 0x00, 0x00,	/* jmp *0xb8(%rax) */
+	};
+	/* Debian's /usr/bin/python3.11 (LTO, PGO): the guessed allocator inlined */
+	static const uint8_t debian[] = {
+		0x53,					/* push %rbx */
+		0x48, 0x85, 0xff,
+		0x0f, 0x88, 0x65, 0xad, 0xf2, 0xff,	/* js */
+		0x48, 0x8b, 0x05, 0xe7, 0xeb, 0x45, 0x00, /* mov 0x45ebe7(%rip),%rax */
+		0x48, 0x89, 0xfb,			/* mov %rdi,%rbx */
+		0x48, 0x8b, 0x3d, 0xd5, 0xeb, 0x45, 0x00, /* mov 0x45ebd5(%rip),%rdi */
+		0x48, 0x3d, 0x50, 0xb4, 0x4f, 0x00,	/* cmp $0x4fb450,%rax */
+		0x0f, 0x85, 0xc3, 0x00, 0x00, 0x00,	/* jne */
+		0xff, 0xe0,				/* jmp *%rax */
+	};
+	uint64_t slot = 0;
+
+	ASSERT_EQ(probesite__dispatch_slot(py311, sizeof(py311), 0x1af1e0, &slot), 1,
+		  "3.11: a jump through a pointer");
+	ASSERT_EQ(slot, 0x45c268, "3.11: the pointer at _PyObject+8");
+	ASSERT_EQ(probesite__dispatch_slot(py312, sizeof(py312), 0x1cf430, &slot), 0,
+		  "3.12: a jump through a register");
+	ASSERT_EQ(probesite__dispatch_slot(debian, sizeof(debian), 0x4fb350, &slot), -ENOENT,
+		  "a compare first: inlined");
+	/* a function that returns before any jump */
+	ASSERT_EQ(probesite__dispatch_slot(py311 + 22, 2, 0, &slot), -ENOENT, "no jump");
 }
