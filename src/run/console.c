@@ -308,6 +308,8 @@ static void print_summary(struct console *c, const char *ending)
 		sum.exit_rows = exits__rows(recording__exits(c->rec), &sum.nexit_rows);
 	sum.retired = recording__retired(c->rec);
 	sum.unmerged = recording__unmerged(c->rec);
+	sum.py_stacks = events__python_stats(ev)->stacks;
+	sum.py_cut = events__python_stats(ev)->cut;
 	tracer__loss(c->tracer, &sum.loss);
 	weighed_mappings(c, &sum);
 	report__summary(c->report_out, &sum);

@@ -498,6 +498,7 @@ void tracer__loss(const struct tracer *t, struct loss *loss)
 	loss->untraced_procs = counter(t, COUNTER_UNTRACED_PROCS);
 	loss->untraced_forks = counter(t, COUNTER_UNTRACED_FORKS);
 	loss->ptraced = counter(t, COUNTER_PTRACED);
+	loss->lost_py = counter(t, COUNTER_LOST_PY);
 }
 
 pid_t tracer__ptraced(const struct tracer *t, bool *untraced)

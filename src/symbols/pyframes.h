@@ -59,13 +59,13 @@ const struct sym_frame *pyframes__frame(const struct pyframes *p, uint64_t index
 #define PY_SYM_LAYER UINT64_C(0x1e)
 #define PY_SYM_FRAME(index) ((PY_SYM_LAYER << 47) | (uint64_t)(index))
 
-/* a code object's line of instruction lasti, from its 3.11+ location table
- * (Objects/locations.md); -1: none */
 /* whether CPython's debug hooks wrap its allocators in process pid, as its
  * environment (PYTHONMALLOC=debug, ..._debug, PYTHONDEVMODE) or command
  * line (-X dev) asks: they take blocks of the raw domain (malloc) inside
  * pymalloc's calls and free them inside its free */
 bool pyframes__debug_hooks(pid_t pid);
+/* a code object's line of instruction lasti, from its 3.11+ location table
+ * (Objects/locations.md); -1: none */
 int pyframes__line(const uint8_t *table, size_t len, int firstlineno, uint32_t lasti);
 
 #endif

@@ -115,6 +115,8 @@ int metrics__write(FILE *out, const struct metrics *m)
 	     "Records the kernel dropped because the ring buffer was full.");
 	fprintf(out, "tracelloc_lost_events_total{kind=\"alloc\"} %" PRIu64 "\n", m->loss.lost_allocs);
 	fprintf(out, "tracelloc_lost_events_total{kind=\"free\"} %" PRIu64 "\n", m->loss.lost_frees);
+	fprintf(out, "tracelloc_lost_events_total{kind=\"python_frames\"} %" PRIu64 "\n",
+		m->loss.lost_py);
 	head(out, "tracelloc_stacks_cut_short_total", "counter",
 	     "Stacks that end before the program's entry point, by cause.");
 	fprintf(out, "tracelloc_stacks_cut_short_total{cause=\"no_table\"} %" PRIu64 "\n",

@@ -174,6 +174,10 @@ void report__summary(FILE *out, const struct summary *s)
 		fprintf(out, "    stacks cut short: %" PRIu64 " (no table %" PRIu64 ", rule %" PRIu64
 			", unreadable %" PRIu64 ", depth %" PRIu64 ")\n", cut, s->loss.cut_no_table,
 			s->loss.cut_rule, s->loss.cut_unreadable, s->loss.cut_depth);
+	if (s->py_stacks || s->loss.lost_py)
+		fprintf(out, "    python stacks: %" PRIu64 " (cut at %d Python frames: %" PRIu64
+			", frames lost: %" PRIu64 ", ring buffer full)\n", s->py_stacks, PY_MAX_FRAMES,
+			s->py_cut, s->loss.lost_py);
 	if (s->loss.untraced_calls)
 		fprintf(out, "    untraced calls: %" PRIu64 " (no per-thread state)\n",
 			s->loss.untraced_calls);

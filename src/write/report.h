@@ -44,6 +44,7 @@ struct loss {
 	uint64_t untraced_procs;	/* new processes with no room to be held for tracing */
 	uint64_t untraced_forks;	/* without --follow-forks: children of traced processes */
 	uint64_t ptraced;	/* stops not made: a debugger or strace traces the process */
+	uint64_t lost_py;	/* an allocation's Python frames dropped: ring buffer full */
 };
 
 struct summary {
@@ -58,6 +59,9 @@ struct summary {
 	size_t processes;	/* several: how many were traced */
 	uint64_t untraced_processes;	/* left out: every slot was taken */
 	double peak_at_s;	/* when the heap peaked (stats.peak_*), from the start */
+	/* stacks with an interpreter's frames merged in, and those cut at
+	 * PY_MAX_FRAMES Python frames */
+	uint64_t py_stacks, py_cut;
 	/* --leak-check: the last check of each process, summed (checks: 0 for none) */
 	unsigned int leak_checks;
 	uint64_t leak_bytes[4], leak_blocks[4];	/* by enum leak_class */

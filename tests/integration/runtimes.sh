@@ -82,6 +82,8 @@ test_python_frames() { # CPython 3.11 (Debian's, pyenv's) and 3.12 (pyenv's): Py
 		tl_run py-c -i 0 -t 0 -m count -f "$T_DIR/py-c.fg" -- "$py" "$REPO/tests/python/ledger.py" 150
 		py_ledger_check py "python $ver ($py)"
 		py_pymalloc_check py "$py" "python $ver ($py)"
+		assert_grep "$T_DIR/py.out" "^ +python stacks: [1-9][0-9]* \\(cut at 256 Python frames: 0, frames lost: 0," \
+			"python $ver: the summary counts the stacks with Python frames, none cut or lost"
 		# the report names the function and its line in the script
 		line=$(awk '$2 == "small_blocks" { print $5 }' "$T_DIR/py.out")
 		tl_run pyr -i 0 -t 1 -s allocs -I '^small_blocks$' -- "$py" "$REPO/tests/python/ledger.py" 150
@@ -115,6 +117,22 @@ test_python_frames_fp() { # --unwind fp through an interpreter built without fra
 			"$(( bytes ))" "python --unwind fp: bytes under <module>;main;$fn" ||
 			show "$T_DIR/pyfp.fg"
 	done < <(grep '^LEDGER ' "$T_DIR/pyfp.out")
+}
+
+test_python_deep() { # a Python stack deeper than 256 frames: its innermost 256 kept, the stack counted as cut
+	local py
+	py=$(python_interpreters | tail -1)
+	[ -n "$py" ] || {
+		fail "no CPython here"
+		return
+	}
+	tl_run pydeep -i 0 -t 0 -m allocated -f "$T_DIR/pydeep.fg" -- "$py" "$REPO/tests/python/ledger.py" 300
+	check_normal_end pydeep '^target exited with status 0$' "python, 301 deep" || return
+	assert_grep "$T_DIR/pydeep.out" "^ +python stacks: [1-9][0-9]* \\(cut at 256 Python frames: [1-9]" \
+		"python, 301 deep: the summary counts the cut stacks"
+	assert_eq "$(awk '/PyByteArray_Resize/ && /;recurse;/ { n = gsub(/;recurse/, ";recurse"); print n, $NF }' "$T_DIR/pydeep.fg")" \
+		"256 $(awk '$2 == "recurse" { print $3 }' "$T_DIR/pydeep.out")" \
+		"python, 301 deep: the innermost 256 frames, the bytes under them"
 }
 
 test_python_pymalloc_stripped() { # a libpython with no symbol table: pymalloc probed at its API (PyObject_Malloc, ..., PyMem_Free), exact all the same
