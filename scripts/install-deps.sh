@@ -37,6 +37,11 @@ PKGS="$PKGS strace"
 # a cgo test target (Go's runtime switches stacks under C code), and the
 # pprof test's `go tool pprof`
 PKGS="$PKGS golang-go"
+# node, whose JIT frames the runtimes tests name from its perf map: Debian's,
+# unless one is already there
+if ! command -v node >/dev/null 2>&1; then
+	PKGS="$PKGS nodejs"
+fi
 
 # the Rust test targets need rustc: Debian's, unless one is already there (rustup)
 if ! command -v rustc >/dev/null 2>&1 && [ ! -x "${HOME:-/root}/.cargo/bin/rustc" ]; then

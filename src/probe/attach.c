@@ -22,6 +22,7 @@
 #include "allocfns.h"
 #include "named.h"
 #include "probesite.h"
+#include "procfs.h"
 #include "pyframes.h"
 #include "tracelloc.h"
 #include "tracelloc.skel.h"
@@ -99,6 +100,10 @@ struct attach {
 	const char *pymalloc_why;
 	bool pymalloc_told;
 	uint8_t py_debug;
+	/* V8's executable (node), and how its JIT frames are named */
+	char v8_file[64];
+	const char *v8_names;
+	bool v8_told;
 	bool go;		/* Go's runtime is mapped: it makes raw system calls */
 	/* ld.so's _r_debug: its file, its vaddr, and the vaddr less the file
 	 * offset of the code's segment; where it is now (0: unknown) */
@@ -301,6 +306,31 @@ static bool pymalloc_unprobed(struct attach *a, const struct file_facts *f,
 	return why != NULL;
 }
 
+/* whether the process was told to write a perf map: on its command line or
+ * in NODE_OPTIONS */
+static bool v8_flag(pid_t pid, const char *flag)
+{
+	return procfs__list_has(pid, "cmdline", flag) || procfs__list_has(pid, "environ", flag);
+}
+
+/*
+ * V8 names its builtins in the executable's symbol table, and its JIT code
+ * only in /tmp/perf-PID.map, which node writes when asked; interpreted
+ * functions run in one trampoline unless each gets a copy of its own.
+ */
+static void note_v8(struct attach *a, const struct mapping *m)
+{
+	snprintf(a->v8_file, sizeof(a->v8_file), "%s", base_name(m->path));
+	if (!v8_flag(a->pid, "--perf-basic-prof") && !v8_flag(a->pid, "--perf-prof"))
+		a->v8_names = "its JIT frames unnamed: start it with --perf-basic-prof "
+			      "--interpreted-frames-native-stack to name them";
+	else if (!v8_flag(a->pid, "--interpreted-frames-native-stack"))
+		a->v8_names = "interpreted functions seen as its trampoline: add "
+			      "--interpreted-frames-native-stack to name them";
+	else
+		a->v8_names = "its JIT frames named from its perf map";
+}
+
 static int examine_object(struct attach *a, const struct mapping *m, bool *foreign)
 {
 	struct file_facts *uncached;
@@ -333,6 +363,8 @@ static int examine_object(struct attach *a, const struct mapping *m, bool *forei
 	}
 	if (elffacts__stripped_static(scan))
 		a->stripped = true;
+	if ((scan->marks & MARK_V8) && !a->v8_file[0])
+		note_v8(a, m);
 	if (scan->marks & MARK_GO)
 		a->go_file = (struct file_id){ m->inode, m->dev_major, m->dev_minor };
 	if (f->py_version && !f->delta_err && !a->py_version) {
@@ -966,6 +998,11 @@ static void describe_objects(struct attach *a, size_t from, FILE *out)
 				base_name(a->objects[i].name), a->objects[i].sites[lib]);
 			first = false;
 		}
+	}
+	if (a->v8_file[0] && !a->v8_told) {
+		fprintf(out, "%sV8 in %s (%s)", first ? "" : ", ", a->v8_file, a->v8_names);
+		a->v8_told = true;
+		first = false;
 	}
 	if (a->pymalloc_unprobed[0] && !a->pymalloc_told) {
 		fprintf(out, "%spymalloc %s %s (its objects seen as its arenas: run it with "

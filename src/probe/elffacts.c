@@ -232,6 +232,7 @@ static const struct { const char *name; unsigned int mark; } markers[] = {
 	{ "__libc_malloc", MARK_LIBC_MALLOC },
 	{ "__libc_start_main", MARK_START_MAIN },
 	{ "malloc", MARK_MALLOC },
+	{ "Builtins_JSEntry", MARK_V8 },
 };
 
 /* upstream Redis builds jemalloc with je_, Rust's tikv-jemallocator with _rjem_ */

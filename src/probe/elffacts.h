@@ -57,6 +57,7 @@ enum {
 	MARK_SYMTAB = 32,	/* a .symtab at all */
 	MARK_DYNAMIC = 64,	/* a .dynamic at all */
 	MARK_GO = 128,		/* a .go.buildinfo section: Go's runtime, whose calls are raw */
+	MARK_V8 = 256,		/* Builtins_JSEntry: V8 (node), whose JIT code has no symbols */
 };
 
 struct elf_scan {

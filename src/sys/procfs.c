@@ -50,6 +50,25 @@ int procfs__read(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
+/* what of a process's list is read: its first 64 KiB */
+#define PROC_LIST_MAX (64 * 1024)
+
+bool procfs__list_has(pid_t pid, const char *file, const char *word)
+{
+	char path[64], *buf = malloc(PROC_LIST_MAX);
+	bool found = false;
+	int n, i;
+
+	if (!buf)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
+	n = procfs__read(path, buf, PROC_LIST_MAX);
+	for (i = 0; n > 0 && i < n && !found; i += (int)strlen(buf + i) + 1)
+		found = strstr(buf + i, word) != NULL;
+	free(buf);
+	return found;
+}
+
 void procfs__comm(pid_t pid, char *buf, size_t size)
 {
 	char path[64];

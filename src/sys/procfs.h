@@ -2,6 +2,7 @@
 #ifndef TRACELLOC_PROCFS_H
 #define TRACELLOC_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -12,6 +13,9 @@ int procfs__read(const char *path, char *buf, size_t size);
  * innermost namespace, and how many namespaces lie above it; negative
  * errno */
 int procfs__nspid(const char *path_pid, int *innermost, unsigned int *depth);
+/* whether an entry of /proc/PID/FILE, a NUL-separated list (cmdline,
+ * environ), holds word */
+bool procfs__list_has(pid_t pid, const char *file, const char *word);
 /* the process's name (/proc/PID/comm, no newline), "?" when it cannot be
  * read; as the process set it: escape it before a terminal sees it */
 void procfs__comm(pid_t pid, char *buf, size_t size);

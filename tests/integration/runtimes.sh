@@ -197,3 +197,45 @@ test_python_attach() { # -p of a running python: its Python frames from the atta
 	check_normal_end pyp-t '^target exited$' "python -p" || return
 	py_ledger_check pyp "python -p ($py)"
 }
+
+# node_sum FOLDED: the value of the stacks under JavaScript's makeBuffers
+# (named from node's perf map, with its script, line and column) at node's
+# array buffer allocator
+node_sum() {
+	awk '{
+		if (!match($0, / [0-9]+$/)) next
+		v = substr($0, RSTART + 1)
+		if ($0 ~ /;JS:[~^*+]?makeBuffers [^;]*tests\/node\/ledger\.js:[0-9]+:[0-9]+;/ && $0 ~ /AllocateUninitialized/) s += v
+	} END { printf "%.0f\n", s }' "$1"
+}
+
+test_node_frames() { # node's JIT frames named from its perf map, exact bytes and calls per JavaScript function; the attach line says how to name them where node was not told
+	local pid fn bytes count
+	command -v node >/dev/null || {
+		fail "no node here"
+		return
+	}
+	tl_run nd -i 0 -t 0 -m allocated -f "$T_DIR/nd.fg" -- node --perf-basic-prof --interpreted-frames-native-stack "$REPO/tests/node/ledger.js"
+	check_normal_end nd '^target exited with status 0$' "node" || return
+	pid=$(sed -n 's/^tracelloc: attached to pid \([0-9]*\):.*/\1/p' "$T_DIR/nd.err" | head -1)
+	rm -f "/tmp/perf-$pid.map"
+	tl_run nd-c -i 0 -t 0 -m count -f "$T_DIR/nd-c.fg" -- node --perf-basic-prof --interpreted-frames-native-stack "$REPO/tests/node/ledger.js"
+	pid=$(sed -n 's/^tracelloc: attached to pid \([0-9]*\):.*/\1/p' "$T_DIR/nd-c.err" | head -1)
+	rm -f "/tmp/perf-$pid.map"
+	read -r _ fn bytes count < <(grep '^LEDGER ' "$T_DIR/nd.out")
+	[ -n "$fn" ] || {
+		fail "node: the program printed no ledger"
+		return
+	}
+	assert_eq "$(node_sum "$T_DIR/nd.fg")" "$bytes" "node: bytes allocated under $fn"
+	assert_eq "$(node_sum "$T_DIR/nd-c.fg")" "$count" "node: calls under $fn"
+	assert_grep "$T_DIR/nd.fg" ';JS:[~^*+]?handler [^;]*ledger\.js:[0-9]+:[0-9]+;JS:[~^*+]?makeBuffers ' \
+		"node: the JavaScript frames in order, caller first"
+	assert_grep "$T_DIR/nd.fg" '(^|;)Builtins_JSEntry;' "node: V8's builtins named"
+	assert_grep "$T_DIR/nd.err" 'V8 in node \(its JIT frames named from its perf map\)' \
+		"node: the attach line says where the names come from"
+	# not told to write its map: the attach line says how
+	tl_run nd-no -i 0 -t 0 -- node "$REPO/tests/node/ledger.js"
+	assert_grep "$T_DIR/nd-no.err" 'V8 in node \(its JIT frames unnamed: start it with --perf-basic-prof --interpreted-frames-native-stack' \
+		"node with no perf map: the attach line says how to name its JIT frames"
+}
