@@ -72,7 +72,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr) \
 		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc) \
 		$(if $(wildcard tests/targets/mixed_units.c),$(OUT)/tests/mixed_units) \
-		$(if $(wildcard tests/targets/cgo_stacks.go),$(OUT)/tests/cgo_stacks)
+		$(if $(wildcard tests/targets/cgo_stacks.go),$(OUT)/tests/cgo_stacks $(OUT)/tests/cgo_stacks_stripped)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind bench-tools longrun browser-test lint fuzz install uninstall \
@@ -251,6 +251,12 @@ $(OUT)/tests/cgo_stacks: tests/targets/cgo_stacks.go | $(OUT)/tests
 	$(if $(shell command -v go 2>/dev/null),,$(error go not found (needed for $@): make deps installs golang-go))
 	GOCACHE=$(abspath $(OUT))/go-cache CGO_ENABLED=1 go build -o $@ $<
 
+# the same, stripped (no symbol table, no DWARF): only its .gopclntab names
+# its Go functions
+$(OUT)/tests/cgo_stacks_stripped: tests/targets/cgo_stacks.go | $(OUT)/tests
+	$(if $(shell command -v go 2>/dev/null),,$(error go not found (needed for $@): make deps installs golang-go))
+	GOCACHE=$(abspath $(OUT))/go-cache CGO_ENABLED=1 go build -ldflags='-s -w' -o $@ $<
+
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests
 	$(CC) $(TARGET_CFLAGS) -shared -fPIC -o $@ $<
@@ -291,7 +297,7 @@ $(OUT)/demo: scripts/demo.c | $(OUT)
 # corpus and fuzzes with FUZZ_ARGS (one job); what fails lands in build/fuzz/crashes
 FUZZ_FLAGS := -g -O1 -Wall -Wextra -Wno-unused-parameter -fno-omit-frame-pointer \
 	-fsanitize=address,undefined
-FUZZ_OBJS := $(OUT)/fuzz/scopes.o $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/hugepages.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o $(OUT)/fuzz/named.o $(OUT)/fuzz/perfmap.o $(OUT)/fuzz/debuginfod.o $(OUT)/fuzz/text.o $(OUT)/fuzz/pyframes.o
+FUZZ_OBJS := $(OUT)/fuzz/scopes.o $(OUT)/fuzz/allocfns.o $(OUT)/fuzz/maps.o $(OUT)/fuzz/symtab.o $(OUT)/fuzz/table.o $(OUT)/fuzz/hugepages.o $(OUT)/fuzz/probesite.o $(OUT)/fuzz/unwind.o $(OUT)/fuzz/safeopen.o $(OUT)/fuzz/closer.o $(OUT)/fuzz/procfs.o $(OUT)/fuzz/named.o $(OUT)/fuzz/perfmap.o $(OUT)/fuzz/debuginfod.o $(OUT)/fuzz/text.o $(OUT)/fuzz/pyframes.o $(OUT)/fuzz/gopclntab.o
 FUZZ_ARGS ?= -max_total_time=60
 
 $(OUT)/fuzz:
@@ -361,7 +367,7 @@ bench: deps
 # rows, bytes and build time of the unwind tables of UNWIND_FILES
 UNWIND_FILES ?= /usr/bin/perl /lib/x86_64-linux-gnu/libc.so.6 /usr/bin/python3.11
 
-UNWIND_TABLES_OBJS := $(OBJ)/unwind.o $(OBJ)/table.o $(OBJ)/hugepages.o $(OBJ)/probesite.o
+UNWIND_TABLES_OBJS := $(OBJ)/unwind.o $(OBJ)/table.o $(OBJ)/hugepages.o $(OBJ)/probesite.o $(OBJ)/gopclntab.o
 $(OBJ)/bench/unwind_tables: bench/unwind_tables.c src/unwind/unwind.h include/tracelloc.h \
 		$(UNWIND_TABLES_OBJS)
 	mkdir -p $(@D)

@@ -26,6 +26,7 @@
 #include "safeopen.h"
 #include "scopes.h"
 #include "symbolize.h"
+#include "gopclntab.h"
 #include "symtab.h"
 #include "table.h"
 
@@ -81,8 +82,10 @@ struct symfile {
 	/* its functions per compile unit, indexed at the first lookup in one */
 	struct fnindex *fns;
 	struct module_file *mfile;	/* the module's userdata */
-	/* its symbols by address (see src/symbols/symtab.h) */
+	/* its symbols by address (see src/symbols/symtab.h); a Go program's
+	 * from its .gopclntab where they name nothing (stripped: .dynsym's few) */
 	struct symtab *symtab;
+	struct gopclntab *gosyms;
 	/* FILE_*: until FILE_READY, the module is the warming thread's alone */
 	int state;
 	struct symfile *queued;		/* the next file to warm */
@@ -315,8 +318,12 @@ static void warm(struct symfile *f)
 	Dwarf_Addr low = 0, bias;
 	const unsigned char *id;
 	GElf_Addr id_addr;
+	Elf *elf;
 
 	symtab__new(f->mod, &f->symtab);
+	elf = dwfl_module_getelf(f->mod, &bias);
+	if (elf)
+		gopclntab__new(elf, &f->gosyms);
 	dwfl_module_build_id(f->mod, &id, &id_addr);
 	dwfl_module_info(f->mod, NULL, &low, NULL, NULL, NULL, NULL, NULL);
 	/* the debug file, and libdwfl's table of units by address */
@@ -447,6 +454,7 @@ static void symfile_put(struct symfile *f)
 			break;
 		}
 	symtab__destroy(f->symtab);
+	gopclntab__destroy(f->gosyms);
 	if (f->dwfl) {
 		dwfl_getmodules(f->dwfl, free_module_file, NULL, 0);
 		dwfl_end(f->dwfl);
@@ -1059,7 +1067,8 @@ static struct sym_location *lookup(struct symbolizer *s, uint64_t ret_addr)
 		/* reads the build-id, from the file; a second mapping's
 		 * addresses lie in none of pprof's mappings */
 		mapping = second ? NULL : module_mapping(s, sp, addr);
-		if (sp->file->symtab && !symtab__find(sp->file->symtab, at, &hit) && *hit.name) {
+		if ((sp->file->symtab && !symtab__find(sp->file->symtab, at, &hit) && *hit.name) ||
+		    (sp->file->gosyms && !gopclntab__find(sp->file->gosyms, at, &hit))) {
 			symbol = intern_demangled(s, hit.name);
 			offset = at - hit.value + 1;
 			size = hit.size;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "gopclntab.h"
 #include "probesite.h"
 #include "table.h"
 #include "unwind.h"
@@ -1020,6 +1021,28 @@ static int add_symbol_rows(struct unwind_table *t, Elf *elf, int fd, const char 
 	return 0;
 }
 
+/* a stripped Go program's functions are named by its .gopclntab alone */
+static int add_go_rows(struct unwind_table *t, Elf *elf, int fd)
+{
+	struct gopclntab *g;
+	struct symtab_hit hit;
+	GElf_Sym sym = {};
+	size_t i;
+	int err = 0;
+
+	if (gopclntab__new(elf, &g))
+		return 0;
+	for (i = 0; !err && i < gopclntab__count(g); i++) {
+		if (gopclntab__at(g, i, &hit) || strncmp(hit.name, "runtime.", 8))
+			continue;
+		sym.st_value = hit.value;
+		sym.st_size = hit.size;
+		err = add_symbol_rows(t, elf, fd, hit.name, &sym);
+	}
+	gopclntab__destroy(g);
+	return err;
+}
+
 /* rows the CFI does not give, for functions known by name */
 static int add_symbol_rows_all(struct unwind_table *t, Elf *elf, int fd)
 {
@@ -1090,6 +1113,8 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 		goto cleanup;
 	merge_rows(b.table);
 	err = add_symbol_rows_all(b.table, elf, fd);
+	if (!err)
+		err = add_go_rows(b.table, elf, fd);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < b.table->nrows; i++)

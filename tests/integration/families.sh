@@ -288,6 +288,23 @@ test_cgo_stacks() { # C's malloc called from Go through cgo (the runtime's asmcg
 	assert_eq "$(grep -c 'site_cgo ' "$T_DIR/count.fg")" 2 "cgo_stacks: two stacks of site_cgo, none cut short"
 }
 
+test_cgo_stacks_stripped() { # the same program stripped (-ldflags='-s -w': no symbol table, no DWARF): its Go frames named from .gopclntab, walked across Go's stack switches, exact
+	need_target cgo_stacks_stripped || return
+	local m fn='main\._Cfunc_site_cgo;runtime\.asmcgocall;_cgo_[0-9a-f]+_Cfunc_site_cgo;\[unknown\]'
+	for m in live count; do
+		tl_run "s$m" -i 0 -t 0 -m "$m" -f "$T_DIR/s$m.fg" -- "$TB/cgo_stacks_stripped"
+		check_normal_end "s$m" '^target exited with status 0$' "cgo_stacks_stripped -m $m" || return
+	done
+	# site_cgo, a static C function, has no name left: [unknown]
+	assert_grep "$T_DIR/slive.fg" "^runtime\.goexit;runtime\.main;main\.main;main\.grow;$fn 300000\$" \
+		"cgo_stacks_stripped: the main goroutine's kept blocks, named, whole"
+	assert_grep "$T_DIR/slive.fg" "^runtime\.goexit;main\.main\.func1;$fn 32000\$" \
+		"cgo_stacks_stripped: the other goroutine's kept blocks, named, whole"
+	assert_grep "$T_DIR/scount.fg" "^runtime\.goexit;main\.main\.func1;$fn 1000\$" \
+		"cgo_stacks_stripped: the other goroutine's calls"
+	assert_no_grep "$T_DIR/slive.out" "^    stacks cut short: " "cgo_stacks_stripped: no stack cut short"
+}
+
 test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
 	local how whole cut
