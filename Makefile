@@ -72,7 +72,7 @@ TEST_TARGETS := $(patsubst tests/targets/%.c,$(OUT)/tests/%,$(TARGET_C)) \
 		$(if $(wildcard tests/targets/named_apr.c),$(OUT)/tests/named_apr) \
 		$(if $(wildcard tests/targets/named_talloc.c),$(OUT)/tests/named_talloc) \
 		$(if $(wildcard tests/targets/mixed_units.c),$(OUT)/tests/mixed_units) \
-		$(if $(wildcard tests/targets/cgo_stacks.go),$(OUT)/tests/cgo_stacks $(OUT)/tests/cgo_stacks_stripped)
+		$(if $(wildcard tests/targets/cgo_stacks.go),$(OUT)/tests/cgo_stacks $(OUT)/tests/cgo_stacks_stripped $(OUT)/tests/go_ledger)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean deps test unit-test demo targets bench bench-unwind bench-tools longrun browser-test lint fuzz install uninstall \
@@ -256,6 +256,11 @@ $(OUT)/tests/cgo_stacks: tests/targets/cgo_stacks.go | $(OUT)/tests
 $(OUT)/tests/cgo_stacks_stripped: tests/targets/cgo_stacks.go | $(OUT)/tests
 	$(if $(shell command -v go 2>/dev/null),,$(error go not found (needed for $@): make deps installs golang-go))
 	GOCACHE=$(abspath $(OUT))/go-cache CGO_ENABLED=1 go build -ldflags='-s -w' -o $@ $<
+
+# a pure Go program, static and stripped: Go's heap, named by .gopclntab
+$(OUT)/tests/go_ledger: tests/targets/go_ledger.go | $(OUT)/tests
+	$(if $(shell command -v go 2>/dev/null),,$(error go not found (needed for $@): make deps installs golang-go))
+	GOCACHE=$(abspath $(OUT))/go-cache CGO_ENABLED=0 go build -ldflags='-s -w' -o $@ $<
 
 # a library that a target loads with dlopen after tracing began
 $(OUT)/tests/libplugin.so: tests/targets/plugin.c | $(OUT)/tests

@@ -277,6 +277,32 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 	return 0;
 }
 
+/*
+ * Go's runtime.mallocgc(size, typ, needzero), at its entry: Go's register
+ * ABI has the size in rax. No return probe: the return address a uretprobe
+ * puts in place breaks the walks Go's runtime makes of its own stacks (for
+ * tracebacks, and to grow and move them), and the GC frees without a call,
+ * so the block's address would serve nothing. An allocation with no block,
+ * counted at its stack.
+ */
+static __always_inline int enter_go_alloc(struct pt_regs *ctx, struct call_state *s, __u64 who,
+					  __u64 cookie)
+{
+	struct call_args args;
+	__u64 size;
+
+	if (!s) {
+		count(COUNTER_NO_STATE);
+		return 0;
+	}
+	read_args(ctx, &args);
+	size = call_arg(&args, COOKIE_SIZE_ARG(cookie));
+	if (sample_bytes && !take_sample(s, size, 0, false))
+		return 0;
+	send_alloc_at_entry(ctx, s, who, FN_GO_MALLOC, size);
+	return 0;
+}
+
 /* --free-fn: the block in its argument goes, at entry as any free;
  * --pool-destroy-fn: the pool's blocks go, at every call (a pool's
  * destruction destroys its subpools) */
@@ -353,6 +379,8 @@ int BPF_KPROBE(enter_call, __u64 arg1, __u64 arg2, __u64 arg3, __u64 arg4)
 		return enter_free(s, who, arg1, true, PT_REGS_SP(ctx));
 	case FN_PY_FREE:
 		return enter_free(s, who, arg2, true, PT_REGS_SP(ctx));
+	case FN_GO_MALLOC:
+		return enter_go_alloc(ctx, s, who, cookie);
 	case FN_THREAD_EXIT:
 		return enter_thread_exit(s);
 	case FN_MAPS_CHANGE:

@@ -593,14 +593,6 @@ __weak __noinline int walk_user_stack_checked_once(struct call_state *s, __u64 w
 	return s->walk.n;
 }
 
-static __always_inline int walk_user_stack(struct pt_regs *ctx, struct call_state *s,
-					   __u64 who, bool at_syscall)
-{
-	s->walk.pc = PT_REGS_IP(ctx);
-	s->walk.sp = PT_REGS_SP(ctx);
-	s->walk.fp = PT_REGS_FP(ctx);
-	return walk_user_stack_checked_once(s, who, at_syscall);
-}
 
 /* --per-thread: the thread's name, when it is not the one last sent
  * (threads name themselves after they start) */
@@ -623,11 +615,12 @@ static __always_inline void send_name(struct call_state *s, __u64 who)
 		s->name[0] = 0;		/* sent again with the next */
 }
 
-/* one allocation record with the stack of the thread, as its registers are
- * in regs: at the return of an allocator call, or at a system call */
-static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 who,
-				       __u32 fn, __u64 addr, __u64 size, __u64 old_addr,
-				       bool at_syscall)
+/* one allocation record with the stack of the thread from pc, sp and fp:
+ * at the return of an allocator call, at a system call, or as a call's
+ * return would find them (send_alloc_at_entry) */
+static __always_inline void send_alloc_from(struct call_state *s, __u64 who, __u32 fn, __u64 addr,
+					    __u64 size, __u64 old_addr, bool at_syscall, __u64 pc,
+					    __u64 sp, __u64 fp)
 {
 	struct alloc_event *ev = &s->event;
 	__u32 call = fn & 0xff;
@@ -646,10 +639,13 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	ev->fn = fn;
 	ev->maps_gen = (__u16)proc_of(who)->maps_gen;
 	if (bench_parts & BENCH_NO_STACK) {
-		ev->stack[0] = PT_REGS_IP(regs);
+		ev->stack[0] = pc;
 		ev->stack_len = 1;
 	} else {
-		ev->stack_len = walk_user_stack(regs, s, who, at_syscall);
+		s->walk.pc = pc;
+		s->walk.sp = sp;
+		s->walk.fp = fp;
+		ev->stack_len = walk_user_stack_checked_once(s, who, at_syscall);
 	}
 	if (bench_parts & BENCH_NO_RING)
 		return;
@@ -664,6 +660,28 @@ static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *
 	send_record(ev, offsetof(struct alloc_event, stack) + len,
 		    (call == FN_MMAP || call == FN_MREMAP || call == FN_MPROTECT) &&
 		    size >= WEIGHED_MAP_MIN ? BPF_RB_FORCE_WAKEUP : 0, COUNTER_LOST_ALLOC);
+}
+
+/* at the return of an allocator call, or at a system call: the thread's
+ * registers in regs */
+static __always_inline void send_alloc(struct pt_regs *regs, struct call_state *s, __u64 who,
+				       __u32 fn, __u64 addr, __u64 size, __u64 old_addr,
+				       bool at_syscall)
+{
+	send_alloc_from(s, who, fn, addr, size, old_addr, at_syscall, PT_REGS_IP(regs),
+			PT_REGS_SP(regs), PT_REGS_FP(regs));
+}
+
+/* at a function's entry, before its prologue: the stack as its return
+ * would find it, from the return address on top */
+static __always_inline void send_alloc_at_entry(struct pt_regs *regs, struct call_state *s,
+						__u64 who, __u32 fn, __u64 size)
+{
+	__u64 sp = PT_REGS_SP(regs), ra;
+
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)sp) || !ra)
+		return;
+	send_alloc_from(s, who, fn, 0, size, 0, false, ra, sp + 8, PT_REGS_FP(regs));
 }
 
 #endif

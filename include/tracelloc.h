@@ -55,6 +55,9 @@ enum alloc_fn {
 	FN_PYMALLOC_MALLOC,
 	FN_PYMALLOC_CALLOC,
 	FN_PYMALLOC_REALLOC,
+	/* Go's runtime.mallocgc(size, typ, needzero), size in rax: at its
+	 * entry only, an allocation with no block (the GC frees it unseen) */
+	FN_GO_MALLOC,
 	/* the application's own anonymous mappings, from libc's wrappers (or
 	 * the system calls, see FN_AT_SYSCALL): a block of whole pages that
 	 * munmap may take apart */

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "allocfns.h"
 #include "clock.h"
 #include "events.h"
 #include "threads.h"
@@ -53,6 +54,9 @@ struct slot_sink {
 	uint64_t process_frame;		/* the stack's root; 0: none */
 	void *frames_ctx;
 	void *python_ctx;		/* events__set_python(); NULL: none */
+	/* Go's heap traced at runtime.mallocgc (events__set_go_heap): the
+	 * runtime's mappings hold its objects, and are no allocations */
+	bool go_heap;
 };
 
 /* a thread's Python frames, for the allocation record that follows them */
@@ -173,9 +177,14 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	if (fn == FN_MPROTECT)
 		return heap__commit(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn, frames,
 				    nframes);
+	if (mapping && k->go_heap)
+		return heap__map_held(e->heap, ev->addr | tag, ev->size, ev->ts_ns, fn, frames,
+				      nframes);
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
+	if (allocfns__info(fn) && allocfns__info(fn)->no_block)
+		return heap__alloc_blockless(e->heap, ev->size, fn, frames, nframes);
 	addr = ev->addr | tag;
 	old = ev->old_addr ? ev->old_addr | tag : 0;
 	named = (fn & 0xff) == FN_NAMED;
@@ -827,6 +836,12 @@ void events__set_slot(struct events *e, uint16_t slot, uint64_t tag, uint64_t pr
 void events__set_python_fn(struct events *e, events_python_fn fn)
 {
 	e->python_fn = fn;
+}
+
+void events__set_go_heap(struct events *e, uint16_t slot, bool on)
+{
+	if (slot < MAX_PROCS && e->sinks[slot].live)
+		e->sinks[slot].go_heap = on;
 }
 
 void events__set_python(struct events *e, uint16_t slot, void *ctx)

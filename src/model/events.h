@@ -51,6 +51,9 @@ void events__set_python_fn(struct events *e, events_python_fn fn);
 /* the process in slot (set) runs Python: its stacks go through the
  * python fn with ctx */
 void events__set_python(struct events *e, uint16_t slot, void *ctx);
+/* the process in slot has Go's heap traced (runtime.mallocgc): its
+ * mappings are the runtime's, held but no allocation calls */
+void events__set_go_heap(struct events *e, uint16_t slot, bool on);
 struct events_python_stats {
 	uint64_t stacks;	/* stacks with Python frames merged in */
 	uint64_t cut;		/* Python stacks deeper than PY_MAX_FRAMES, cut there */

@@ -252,8 +252,10 @@ static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 	restore_weighed(h, addr, b, 0);
 }
 
-int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
-		uint32_t fn, const uint64_t *frames, int nframes)
+/* a live block; counted as an allocation call or not (a runtime's own
+ * mapping, whose objects its allocator's calls count) */
+static int add_block(struct heap *h, uint64_t addr, uint64_t size, uint64_t birth_ns, uint32_t fn,
+		     const uint64_t *frames, int nframes, bool a_call)
 {
 	struct stack_totals *totals;
 	uint64_t bytes, count;
@@ -261,7 +263,6 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	uint32_t stack_id;
 	bool existed;
 
-	(void)tid;
 	if (nframes < 0) {
 		h->stats.failed_stacks++;
 		nframes = 0;
@@ -285,10 +286,12 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	weigh(h, size, &bytes, &count);
 	stacks__set_fn(h->stacks, stack_id, fn);
 	totals = stacks__totals(h->stacks, stack_id);
-	totals->alloc_bytes += bytes;
-	totals->alloc_count += count;
-	h->stats.alloc_calls += count;
-	h->stats.alloc_bytes += bytes;
+	if (a_call) {
+		totals->alloc_bytes += bytes;
+		totals->alloc_count += count;
+		h->stats.alloc_calls += count;
+		h->stats.alloc_bytes += bytes;
+	}
 	/* a big mapping of the program's: none of it in memory yet */
 	weigh_from(h, addr, b, 0);
 	block_weight(h, addr, b, &bytes, &count);
@@ -296,9 +299,44 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 	totals->live_count += count;
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
-	if (h->histograms)
+	if (h->histograms && a_call)
 		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
 	check_peak(h, birth_ns);
+	return 0;
+}
+
+int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
+		uint32_t fn, const uint64_t *frames, int nframes)
+{
+	(void)tid;
+	return add_block(h, addr, size, birth_ns, fn, frames, nframes, true);
+}
+
+int heap__alloc_blockless(struct heap *h, uint64_t size, uint32_t fn, const uint64_t *frames,
+			  int nframes)
+{
+	struct stack_totals *totals;
+	uint64_t bytes, count;
+	uint32_t stack_id;
+
+	if (nframes < 0) {
+		h->stats.failed_stacks++;
+		nframes = 0;
+	}
+	stack_id = stacks__intern(h->stacks, frames, nframes);
+	if (!stack_id)
+		return -ENOMEM;
+	weigh(h, size, &bytes, &count);
+	stacks__set_fn(h->stacks, stack_id, fn);
+	totals = stacks__totals(h->stacks, stack_id);
+	totals->alloc_bytes += bytes;
+	totals->alloc_count += count;
+	h->stats.alloc_calls += count;
+	h->stats.alloc_bytes += bytes;
+	h->stats.blockless_calls += count;
+	h->stats.blockless_bytes += bytes;
+	if (h->histograms)
+		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
 	return 0;
 }
 
@@ -482,17 +520,30 @@ int heap__commit(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint
 	return err;
 }
 
-int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
-	      uint32_t fn, const uint64_t *frames, int nframes)
+static int map_block(struct heap *h, uint64_t addr, uint64_t len, uint64_t birth_ns, uint32_t fn,
+		     const uint64_t *frames, int nframes, bool a_call)
 {
 	/* MAP_FIXED replaced what was there */
 	int err = heap__unmap(h, addr, len);
 
 	if (!err)
-		err = heap__alloc(h, tid, addr, len, birth_ns, fn, frames, nframes);
+		err = add_block(h, addr, len, birth_ns, fn, frames, nframes, a_call);
 	if (!err)
 		err = ranges__add(h->mappings, addr, addr + len);
 	return err;
+}
+
+int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,
+	      uint32_t fn, const uint64_t *frames, int nframes)
+{
+	(void)tid;
+	return map_block(h, addr, len, birth_ns, fn, frames, nframes, true);
+}
+
+int heap__map_held(struct heap *h, uint64_t addr, uint64_t len, uint64_t birth_ns, uint32_t fn,
+		   const uint64_t *frames, int nframes)
+{
+	return map_block(h, addr, len, birth_ns, fn, frames, nframes, false);
 }
 
 void heap__failed_stack(struct heap *h)

@@ -37,6 +37,10 @@ struct heap_stats {
 	uint64_t peak_live_bytes;
 	uint64_t peak_live_count;
 	uint64_t peak_ns;
+	/* allocations with no block (Go's heap): counted at their stacks, in
+	 * alloc_calls and alloc_bytes too, never live */
+	uint64_t blockless_calls;
+	uint64_t blockless_bytes;
 };
 
 struct live_block {
@@ -83,6 +87,10 @@ void heap__destroy(struct heap *h);
 /* frames innermost first; nframes < 0: the capture failed (errno) */
 int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint64_t birth_ns,
 		uint32_t fn, const uint64_t *frames, int nframes);
+/* an allocation with no block to free (Go's, whose GC frees it unseen):
+ * allocated and counted at its stack, never live */
+int heap__alloc_blockless(struct heap *h, uint64_t size, uint32_t fn, const uint64_t *frames,
+			  int nframes);
 void heap__free(struct heap *h, uint32_t tid, uint64_t addr);
 /* EVENT_FREE_AGAIN: frees addr if it is live; true if it was */
 bool heap__free_again(struct heap *h, uint64_t addr);
@@ -98,6 +106,11 @@ int heap__realloc_done(struct heap *h, uint32_t tid, uint64_t old_addr, uint64_t
 		       uint64_t size, uint64_t birth_ns, uint32_t fn, const uint64_t *frames,
 		       int nframes);
 
+/* a mapping a runtime makes for its own heap, whose objects its
+ * allocator's calls count (Go's, with runtime.mallocgc traced): held, by
+ * its pages in memory as any mapping, but no allocation call */
+int heap__map_held(struct heap *h, uint64_t addr, uint64_t len, uint64_t birth_ns, uint32_t fn,
+		   const uint64_t *frames, int nframes);
 /* an anonymous mapping of len bytes (whole pages) at addr, made by the
  * application: a block like the others, but one that munmap may take apart */
 int heap__map(struct heap *h, uint32_t tid, uint64_t addr, uint64_t len, uint64_t birth_ns,

@@ -43,6 +43,7 @@ static const struct alloc_fn_info fns[FN__COUNT] = {
 	[FN_PYMEM_REALLOC] = ALLOC("PyMem_Realloc", 2, .ptr_arg = 1, .moves = true),
 	[FN_PYMALLOC_MALLOC] = ALLOC("_PyObject_Malloc", 2, .inner = true),
 	[FN_PYMALLOC_CALLOC] = ALLOC("_PyObject_Calloc", 3, .count_arg = 2, .inner = true),
+	[FN_GO_MALLOC] = ALLOC("runtime.mallocgc", 7, .entry_only = true, .no_block = true),
 	[FN_PYMALLOC_REALLOC] = ALLOC("_PyObject_Realloc", 3, .ptr_arg = 2, .moves = true, .inner = true),
 	/* the BPF side reads these calls' arguments itself (enter_map) */
 	[FN_MMAP] = { .name = "mmap", .kind = CALL_MAP, .own_args = MAP_ARGS },

@@ -36,6 +36,9 @@ struct alloc_fn_info {
 	/* bit n: argument n the BPF side reads in its own register (a free's
 	 * pointer, mmap's arguments), not where the cookie says */
 	uint8_t own_args;
+	/* an allocation with no block (Go's, whose GC frees unseen): counted
+	 * at its stack, never live */
+	bool no_block;
 	/* behind a family's dispatchers (pymalloc's _PyObject_Malloc, ...):
 	 * probed in their place where the object defines every one of them */
 	bool inner;

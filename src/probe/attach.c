@@ -533,7 +533,7 @@ static bool maps_malloc(const struct attach *a, const struct maps *maps)
 	for (j = 0; j < a->nsites; j++) {
 		const struct object *o = &a->objects[a->sites[j].object];
 
-		if (a->sites[j].def->fn != FN_MALLOC)
+		if (a->sites[j].def->fn != FN_MALLOC && a->sites[j].def->fn != FN_GO_MALLOC)
 			continue;
 		for (i = 0; i < maps->count; i++)
 			if (maps->mappings[i].exec && maps->mappings[i].path &&
@@ -954,6 +954,16 @@ const char *attach__link_kind(const struct attach *a)
 bool attach__per_thread_filter(const struct attach *a)
 {
 	return !a->multi;
+}
+
+bool attach__go_heap(const struct attach *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nsites; i++)
+		if (a->sites[i].def->fn == FN_GO_MALLOC)
+			return true;
+	return false;
 }
 
 int attach__probe_count(const struct attach *a)

@@ -93,6 +93,8 @@ int attach__named_missing(const struct attach *a);
 /* the allocator family ("glibc") whose function named function i is, probed
  * as that one's and not again; NULL if it is none's */
 const char *attach__named_known(const struct attach *a, int i);
+/* Go's heap is traced: runtime.mallocgc is probed */
+bool attach__go_heap(const struct attach *a);
 int attach__probe_count(const struct attach *a);
 /* "uprobe_multi" or "perf-event": the kind of links in use */
 const char *attach__link_kind(const struct attach *a);

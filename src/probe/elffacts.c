@@ -10,6 +10,7 @@
 
 #include "allocfns.h"
 #include "elffacts.h"
+#include "gopclntab.h"
 #include "probesite.h"
 
 static const char *const family_names[LIB__COUNT] = {
@@ -20,6 +21,7 @@ static const char *const family_names[LIB__COUNT] = {
 	[LIB_MIMALLOC] = "mimalloc",
 	[LIB_MUSL] = "musl",
 	[LIB_PYMALLOC] = "pymalloc",
+	[LIB_GO] = "Go",
 	[LIB_NAMED] = "named",
 };
 
@@ -142,6 +144,8 @@ const struct probe_def elffacts__defs[] = {
 	{ "PyMem_Malloc", FN_PYMEM_MALLOC, LIB_PYMALLOC },
 	{ "PyMem_Calloc", FN_PYMEM_CALLOC, LIB_PYMALLOC },
 	{ "PyMem_Realloc", FN_PYMEM_REALLOC, LIB_PYMALLOC },
+	/* Go's heap: named by .gopclntab where the binary is stripped */
+	{ "runtime.mallocgc", FN_GO_MALLOC, LIB_GO },
 	/* not an allocator: the debugger hook, called as libraries come and go */
 	{ "_dl_debug_state", FN_MAPS_CHANGE, LIB_LD },
 };
@@ -330,6 +334,30 @@ static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *
 	}
 }
 
+/* a Go executable's functions that no symbol table named (stripped), from
+ * the table its runtime reads for its tracebacks */
+static void scan_go_functions(Elf *elf, struct elf_scan *scan)
+{
+	struct gopclntab *g;
+	struct symtab_hit hit;
+	size_t i, j;
+
+	for (j = 0; j < NUM_DEFS; j++)
+		if (elffacts__defs[j].lib == LIB_GO && !scan->vaddr[j])
+			break;
+	if (j == NUM_DEFS || gopclntab__new(elf, &g))
+		return;
+	for (i = 0; i < gopclntab__count(g); i++) {
+		if (gopclntab__at(g, i, &hit))
+			continue;
+		for (j = 0; j < NUM_DEFS; j++)
+			if (elffacts__defs[j].lib == LIB_GO && !scan->vaddr[j] &&
+			    !strcmp(hit.name, elffacts__defs[j].symbol))
+				scan->vaddr[j] = hit.value;
+	}
+	gopclntab__destroy(g);
+}
+
 int elffacts__scan(Elf *elf, struct elf_scan *scan, const struct named_fns *named)
 {
 	Elf_Scn *scn = NULL;
@@ -380,6 +408,8 @@ int elffacts__scan(Elf *elf, struct elf_scan *scan, const struct named_fns *name
 		else if (scan->family == LIB_JEMALLOC && scan->jemalloc_prefixed)
 			scan->linked_libc = linked;
 	}
+	if (scan->marks & MARK_GO)
+		scan_go_functions(elf, scan);
 	/* a prefixed jemalloc's plain names are another family's */
 	for (j = 0; scan->jemalloc_prefixed && j < NUM_DEFS; j++)
 		if (elffacts__defs[j].lib == LIB_JEMALLOC && !scan->from_prefix[j])
@@ -404,6 +434,8 @@ bool elffacts__is_library(const struct elf_scan *scan, enum library lib)
 		return scan->family == lib || scan->linked_libc == lib;
 	case LIB_PYMALLOC:
 		return scan->py_runtime != 0;
+	case LIB_GO:
+		return scan->marks & MARK_GO;
 	default:
 		/* the malloc it defines is its own, or a prefixed jemalloc's */
 		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||

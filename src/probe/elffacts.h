@@ -24,6 +24,7 @@
 enum library {
 	LIB_C, LIB_STDCXX, LIB_LD, LIB_JEMALLOC, LIB_TCMALLOC, LIB_MIMALLOC, LIB_MUSL,
 	LIB_PYMALLOC,	/* CPython's object allocator, in its interpreter */
+	LIB_GO,		/* Go's heap (runtime.mallocgc), in a Go executable */
 	LIB_NAMED,	/* the program's own allocators (named.h), in any object */
 	LIB__COUNT
 };

@@ -278,6 +278,9 @@ static void set_python(struct traced *t, struct proc *p)
 	if (p->attach && sym && !attach__python(p->attach, &py) &&
 	    !symbolizer__set_python(sym, py.layout, py.eval_start, py.eval_end))
 		events__set_python(recording__events(t->rec), slot_of(t, p), sym);
+	if (p->attach)
+		events__set_go_heap(recording__events(t->rec), slot_of(t, p),
+				    attach__go_heap(p->attach));
 }
 
 void traced_set_loader(struct traced *t, struct proc *p, bool settled)

@@ -938,6 +938,48 @@ static int insert_row_until(struct unwind_table *t, const struct unwind_row *row
 	return 0;
 }
 
+/* the function at [start, end) ends every stack, whatever its CFI says (Go
+ * writes CFI for rt0_go, whose caller jumped to it: a walk past it reads
+ * junk) */
+static int mark_outermost(struct unwind_table *t, uint64_t start, uint64_t end)
+{
+	struct unwind_row row = { .pc = (uint32_t)start, .cfa_kind = UNWIND_CFA_OUTERMOST };
+	size_t i;
+	int err;
+
+	err = insert_row_until(t, &row, end);
+	if (err)
+		return err;
+	for (i = 0; i < t->nrows; i++) {
+		if (t->rows[i].pc >= start && t->rows[i].pc < end)
+			t->rows[i] = (struct unwind_row){ .pc = t->rows[i].pc,
+							  .cfa_kind = UNWIND_CFA_OUTERMOST };
+	}
+	/* CFI that began before it and covers its start: a row of its own */
+	if (unwind__find(t, start) && unwind__find(t, start)->cfa_kind != UNWIND_CFA_OUTERMOST) {
+		size_t lo = 0, hi = t->nrows;
+		struct unwind_row *rows;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->rows[mid].pc <= start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+		t->rows = rows;
+		t->cap = t->nrows + 1;
+		memmove(&rows[lo + 1], &rows[lo], (t->nrows - lo) * sizeof(*rows));
+		rows[lo] = row;
+		t->nrows++;
+	}
+	return 0;
+}
+
 /* a row at pc alone */
 static int insert_row(struct unwind_table *t, const struct unwind_row *row)
 {
@@ -1012,9 +1054,13 @@ static int add_symbol_rows(struct unwind_table *t, Elf *elf, int fd, const char 
 		if (strcmp(name, go_runtime_fns[j].name) || !sym->st_size ||
 		    sym->st_value + sym->st_size >= ROW_PC_LIMIT)
 			continue;
-		err = insert_row_until(t, &(struct unwind_row){ .pc = (uint32_t)sym->st_value,
-							      .cfa_kind = go_runtime_fns[j].kind },
-				       sym->st_value + sym->st_size);
+		if (go_runtime_fns[j].kind == UNWIND_CFA_OUTERMOST)
+			err = mark_outermost(t, sym->st_value, sym->st_value + sym->st_size);
+		else
+			err = insert_row_until(t, &(struct unwind_row){
+							.pc = (uint32_t)sym->st_value,
+							.cfa_kind = go_runtime_fns[j].kind },
+					       sym->st_value + sym->st_size);
 		if (err)
 			return err;
 	}
@@ -1032,6 +1078,11 @@ static int add_go_rows(struct unwind_table *t, Elf *elf, int fd)
 
 	if (gopclntab__new(elf, &g))
 		return 0;
+	/* no CFI at all (-ldflags=-w): Go's code keeps frame pointers */
+	if (!t->nrows && gopclntab__count(g) && !gopclntab__at(g, 0, &hit) &&
+	    hit.value < ROW_PC_LIMIT)
+		err = insert_row(t, &(struct unwind_row){ .pc = (uint32_t)hit.value,
+							.cfa_kind = UNWIND_CFA_GAP });
 	for (i = 0; !err && i < gopclntab__count(g); i++) {
 		if (gopclntab__at(g, i, &hit) || strncmp(hit.name, "runtime.", 8))
 			continue;
@@ -1041,6 +1092,16 @@ static int add_go_rows(struct unwind_table *t, Elf *elf, int fd)
 	}
 	gopclntab__destroy(g);
 	return err;
+}
+
+static bool is_go(Elf *elf)
+{
+	struct gopclntab *g;
+
+	if (gopclntab__new(elf, &g))
+		return false;
+	gopclntab__destroy(g);
+	return true;
 }
 
 /* rows the CFI does not give, for functions known by name */
@@ -1101,17 +1162,21 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	err = read_segments(&b, elf);
 	if (err)
 		goto cleanup;
+	/* no CFI at all: a stripped Go program's rows come from its names */
 	err = read_cfi(&b, elf, opts);
-	if (err)
+	if (err && (err != -ENODATA || !is_go(elf)))
 		goto cleanup;
-
-	size = b.src.data->d_size;
-	b.work_max = WORK_MIN + size * WORK_PER_CFI_BYTE;
-	b.deadline_ns = start_ns + TIME_MIN_NS + size * TIME_PER_CFI_BYTE_NS;
-	err = walk_fdes(&b);
-	if (err)
-		goto cleanup;
-	merge_rows(b.table);
+	if (err == -ENODATA)
+		b.table->stats.source = "names";
+	if (!err) {
+		size = b.src.data->d_size;
+		b.work_max = WORK_MIN + size * WORK_PER_CFI_BYTE;
+		b.deadline_ns = start_ns + TIME_MIN_NS + size * TIME_PER_CFI_BYTE_NS;
+		err = walk_fdes(&b);
+		if (err)
+			goto cleanup;
+		merge_rows(b.table);
+	}
 	err = add_symbol_rows_all(b.table, elf, fd);
 	if (!err)
 		err = add_go_rows(b.table, elf, fd);

@@ -30,7 +30,7 @@ struct unwind_stats {
 	size_t fdes;		/* the CFI's entries that cover executable code */
 	size_t bad_fdes;	/* of which some or all rows are UNKNOWN: unreadable,
 				 * overlapping another, or too costly to read */
-	const char *source;	/* ".eh_frame", ".debug_frame" or "debug file" */
+	const char *source;	/* ".eh_frame", ".debug_frame", "debug file" or "names" (none) */
 };
 
 /*

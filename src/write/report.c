@@ -93,7 +93,7 @@ void report__summary(FILE *out, const struct summary *s)
 {
 	const struct heap_stats *st = &s->stats;
 	char alloc_h[32], live_h[32], peak_h[32], own_h[32], mapped_h[32], resident_h[32];
-	char inherited_h[32];
+	char inherited_h[32], blockless_h[32];
 	uint64_t cut;
 
 	report__human_bytes(st->alloc_bytes, alloc_h, sizeof(alloc_h));
@@ -146,6 +146,13 @@ void report__summary(FILE *out, const struct summary *s)
 		fprintf(out, "    of which the program's mappings of 1 MiB or more: %" PRIu64 ", %s mapped, "
 			"counted by their pages in memory when last measured: %s\n",
 			s->weighed_count, mapped_h, resident_h);
+	}
+	if (st->blockless_calls) {
+		report__human_bytes(st->blockless_bytes, blockless_h, sizeof(blockless_h));
+		fprintf(out, "    of the allocation calls, Go's: %" PRIu64 " (%" PRIu64 " bytes, %s) at "
+			"runtime.mallocgc, allocations only: its GC frees them without a call, and "
+			"what it holds is in the runtime's mappings\n", st->blockless_calls,
+			st->blockless_bytes, blockless_h);
 	}
 	if (s->weighed_whole)
 		fprintf(out, "    mappings counted whole: %" PRIu64 " (their process ended before their "

@@ -305,6 +305,33 @@ test_cgo_stacks_stripped() { # the same program stripped (-ldflags='-s -w': no s
 	assert_no_grep "$T_DIR/slive.out" "^    stacks cut short: " "cgo_stacks_stripped: no stack cut short"
 }
 
+test_go_heap() { # a static, stripped Go program: Go's heap traced at runtime.mallocgc (allocations only), exact bytes and calls per Go function against its ledger and Go's own heap profile; the runtime's mappings held, no allocation calls
+	need_target go_ledger || return
+	local m fn bytes count objects
+	for m in allocated count; do
+		tl_run "g$m" -i 0 -t 0 -m "$m" -f "$T_DIR/g$m.fg" -- "$TB/go_ledger" -memprofile
+		check_normal_end "g$m" '^target exited with status 0$' "go_ledger -m $m" || return
+	done
+	assert_grep "$T_DIR/gallocated.err" "^tracelloc: attached to pid [0-9]+: Go in go_ledger \\(1 functions\\)" \
+		"go_ledger: the attach line names Go's heap"
+	while read -r _ fn bytes count; do
+		assert_grep "$T_DIR/gallocated.fg" "^runtime\\.goexit;runtime\\.main;main\\.main;${fn//./\\.};runtime\\.makeslice $bytes\$" \
+			"go_ledger: bytes allocated in $fn, the stack named from .gopclntab"
+		assert_grep "$T_DIR/gcount.fg" "^runtime\\.goexit;runtime\\.main;main\\.main;${fn//./\\.};runtime\\.makeslice $count\$" \
+			"go_ledger: calls in $fn"
+		objects=$(awk -v fn="$fn" '$1 == "MEMPROFILE" && $2 == fn { print $3 }' "$T_DIR/gcount.out")
+		assert_eq "$count" "$objects" "go_ledger: $fn's calls, as Go's own heap profile counts them"
+	done < <(grep '^LEDGER ' "$T_DIR/gcount.out")
+	[ "$(grep -c '^LEDGER ' "$T_DIR/gcount.out")" = 2 ] || fail "go_ledger printed no ledger"
+	assert_grep "$T_DIR/gcount.out" "^    of the allocation calls, Go's: [0-9]+ .* at runtime\\.mallocgc, allocations only" \
+		"go_ledger: the summary says Go's calls are allocations only"
+	# the runtime's mappings: held by their pages, none an allocation call
+	assert_eq "$(sed -n 's/^    allocation calls: \([0-9]*\) .*/\1/p' "$T_DIR/gcount.out")" \
+		"$(sed -n "s/^    of the allocation calls, Go's: \([0-9]*\) .*/\1/p" "$T_DIR/gcount.out")" \
+		"go_ledger: every allocation call is Go's, no mapping among them"
+	assert_no_grep "$T_DIR/gcount.out" "^    stacks cut short: " "go_ledger: no stack cut short"
+}
+
 test_remapped_code() { # code mapped a second time with no ld.so hook (node maps V8's builtins again as it starts): its tables come once stacks are cut there, not at the next tick; its frames named as the file's own
 	need_target remap || return
 	local how whole cut
