@@ -938,9 +938,7 @@ static int insert_row_until(struct unwind_table *t, const struct unwind_row *row
 	return 0;
 }
 
-/* the function at [start, end) ends every stack, whatever its CFI says (Go
- * writes CFI for rt0_go, whose caller jumped to it: a walk past it reads
- * junk) */
+/* the function at [start, end) ends every stack, whatever its CFI says */
 static int mark_outermost(struct unwind_table *t, uint64_t start, uint64_t end)
 {
 	struct unwind_row row = { .pc = (uint32_t)start, .cfa_kind = UNWIND_CFA_OUTERMOST };
@@ -1022,6 +1020,9 @@ static int add_wrapper_row(struct unwind_table *t, Elf *elf, int fd, uint64_t va
 static const struct {
 	const char *name;
 	enum unwind_cfa kind;
+	/* whatever its CFI says: rt0_go is jumped to, and Go's CFI for it
+	 * leads into junk */
+	bool over_cfi;
 } go_runtime_fns[] = {
 	{ "runtime.asmcgocall.abi0", UNWIND_CFA_SWITCH },
 	{ "runtime.asmcgocall", UNWIND_CFA_SWITCH },
@@ -1031,8 +1032,8 @@ static const struct {
 	{ "runtime.goexit", UNWIND_CFA_OUTERMOST },
 	{ "runtime.mstart.abi0", UNWIND_CFA_OUTERMOST },
 	{ "runtime.mstart", UNWIND_CFA_OUTERMOST },
-	{ "runtime.rt0_go.abi0", UNWIND_CFA_OUTERMOST },
-	{ "runtime.rt0_go", UNWIND_CFA_OUTERMOST },
+	{ "runtime.rt0_go.abi0", UNWIND_CFA_OUTERMOST, true },
+	{ "runtime.rt0_go", UNWIND_CFA_OUTERMOST, true },
 	{ "runtime.mcall", UNWIND_CFA_OUTERMOST },
 };
 
@@ -1054,7 +1055,7 @@ static int add_symbol_rows(struct unwind_table *t, Elf *elf, int fd, const char 
 		if (strcmp(name, go_runtime_fns[j].name) || !sym->st_size ||
 		    sym->st_value + sym->st_size >= ROW_PC_LIMIT)
 			continue;
-		if (go_runtime_fns[j].kind == UNWIND_CFA_OUTERMOST)
+		if (go_runtime_fns[j].over_cfi)
 			err = mark_outermost(t, sym->st_value, sym->st_value + sym->st_size);
 		else
 			err = insert_row_until(t, &(struct unwind_row){
