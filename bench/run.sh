@@ -98,6 +98,11 @@
 #    and at the end (growth per 1,000 exits), records lost, tps traced /
 #    untraced, the connection time added, and each kept backend's live bytes
 #    against the server's own count of its memory. BENCH_ONLY=19.
+# 20. Runtimes (bench/runtimes.sh): a Python, a Go and a node workload whose
+#    calls are known, counted by tracelloc against tracemalloc, Go's own heap
+#    profile and heaptrack (node's native part); the share of their stacks
+#    that reach the program's entry; the workload's time traced against
+#    untraced and the floor. BENCH_ONLY=20.
 #
 # Environment: BENCH_RUNS (7), BENCH_FN_RUNS (3), BENCH_ATTACH_RUNS (5), BENCH_ITER (50000 loop
 # iterations per thread when traced; untraced runs do 20 times more),
@@ -1896,6 +1901,33 @@ soak_verdict() {
 	fi
 }
 
+# ---------------------------------------------------------------- 20. runtimes
+
+RUNTIME_VERDICTS=
+section_runtimes() {
+	echo
+	RUNTIME_LOGS=$LOGS/runtimes TRACELLOC=$TRACELLOC "$ROOT/bench/runtimes.sh" \
+		>"$LOGS/runtimes.txt" 2>&1
+	grep -vE '^(PASS|FAIL|N/A) ' "$LOGS/runtimes.txt"
+	RUNTIME_VERDICTS=$(grep -E '^(PASS|FAIL|N/A) ' "$LOGS/runtimes.txt")
+}
+
+runtimes_verdict() {
+	if [ -n "$RUNTIME_VERDICTS" ]; then
+		echo "$RUNTIME_VERDICTS"
+	else
+		echo "N/A  runtimes: could not run (see $LOGS/runtimes.txt)"
+	fi
+}
+
+if [ "${BENCH_ONLY:-}" = 20 ]; then
+	section_runtimes
+	echo
+	echo "================================================================ targets (section 20 alone)"
+	runtimes_verdict
+	exit 0
+fi
+
 if [ "${BENCH_ONLY:-}" = 19 ]; then
 	section_soak
 	echo
@@ -2222,6 +2254,7 @@ section_big_binary
 section_leak_check
 section_prog_cost
 section_soak
+section_runtimes
 
 # ---------------------------------------------------------------- report
 
@@ -2394,6 +2427,7 @@ forks_cost_verdict
 leak_check_verdict
 prog_cost_verdict
 soak_verdict
+runtimes_verdict
 
 echo
 if [ -n "$MEMLEAK_SKIP" ]; then
