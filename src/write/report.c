@@ -358,6 +358,8 @@ static void print_details(FILE *out, struct profile *p, const struct profile_sta
 struct block_pick {
 	uint64_t addr;
 	struct live_block block;
+	/* what it holds: a big mapping, its pages in memory (heap__block_bytes) */
+	uint64_t bytes;
 };
 
 /* per stack, for one report: live totals of the blocks old enough */
@@ -520,16 +522,18 @@ static void walk_live(struct profile *p, const struct heap *heap, const struct r
 		v->live_count++;
 		t->total += bytes;
 		t->eligible++;
+		/* the largest by what they hold, not by what they reserve */
 		if (!o->top ||
-		    (t->npicks == (size_t)o->top && t->picks[t->npicks - 1].block.size >= b->size))
+		    (t->npicks == (size_t)o->top && t->picks[t->npicks - 1].bytes >= bytes))
 			continue;
 		j = t->npicks < (size_t)o->top ? t->npicks++ : t->npicks - 1;
-		while (j > 0 && t->picks[j - 1].block.size < b->size) {
+		while (j > 0 && t->picks[j - 1].bytes < bytes) {
 			t->picks[j] = t->picks[j - 1];
 			j--;
 		}
 		t->picks[j].addr = addr;
 		t->picks[j].block = *b;
+		t->picks[j].bytes = bytes;
 	}
 	p->opts.idle = idle;
 }
@@ -537,7 +541,7 @@ static void walk_live(struct profile *p, const struct heap *heap, const struct r
 static int print_allocations(FILE *out, struct profile *p, const struct report_opts *o,
 			     const struct top_blocks *t, struct stack_view *const *by_id)
 {
-	char size[32], age[32];
+	char size[32], mapped[64], age[32];
 	size_t i;
 	int err;
 
@@ -547,10 +551,17 @@ static int print_allocations(FILE *out, struct profile *p, const struct report_o
 	for (i = 0; i < t->npicks; i++) {
 		const struct live_block *pb = &t->picks[i].block;
 
-		report__human_bytes(pb->size, size, sizeof(size));
+		report__human_bytes(t->picks[i].bytes, size, sizeof(size));
+		mapped[0] = '\0';
+		if (t->picks[i].bytes != pb->size) {
+			char whole[32];
+
+			report__human_bytes(pb->size, whole, sizeof(whole));
+			snprintf(mapped, sizeof(mapped), " in memory of %s mapped", whole);
+		}
 		format_age(o->now_ns > pb->birth_ns ? o->now_ns - pb->birth_ns : 0, age, sizeof(age));
-		fprintf(out, "    0x%" PRIx64 ": %s%s%s, %s old\n", t->picks[i].addr & ~PROC_MASK,
-			SIZE(o), size, RESET(o), age);
+		fprintf(out, "    0x%" PRIx64 ": %s%s%s%s, %s old\n", t->picks[i].addr & ~PROC_MASK,
+			SIZE(o), size, RESET(o), mapped, age);
 		err = print_stack(out, p, by_id[pb->stack_id]->stack, o);
 		if (err)
 			return err;
