@@ -252,22 +252,43 @@ static void restore(struct heap *h, uint64_t addr, const struct live_block *b)
 	restore_weighed(h, addr, b, 0);
 }
 
+/* the stack of a record, interned; 0 when out of memory */
+static uint32_t record_stack(struct heap *h, const uint64_t *frames, int nframes)
+{
+	if (nframes < 0) {
+		h->stats.failed_stacks++;
+		nframes = 0;
+	}
+	return stacks__intern(h->stacks, frames, nframes);
+}
+
+/* an allocation call of size at the stack: its totals and its histogram */
+static void count_call(struct heap *h, uint32_t stack_id, uint32_t fn, uint64_t size)
+{
+	struct stack_totals *totals = stacks__totals(h->stacks, stack_id);
+	uint64_t bytes, count;
+
+	weigh(h, size, &bytes, &count);
+	stacks__set_fn(h->stacks, stack_id, fn);
+	totals->alloc_bytes += bytes;
+	totals->alloc_count += count;
+	h->stats.alloc_calls += count;
+	h->stats.alloc_bytes += bytes;
+	if (h->histograms)
+		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
+}
+
 /* a live block; counted as an allocation call or not (a runtime's own
  * mapping, whose objects its allocator's calls count) */
 static int add_block(struct heap *h, uint64_t addr, uint64_t size, uint64_t birth_ns, uint32_t fn,
 		     const uint64_t *frames, int nframes, bool a_call)
 {
 	struct stack_totals *totals;
+	uint32_t stack_id = record_stack(h, frames, nframes);
 	uint64_t bytes, count;
 	struct live_block *b;
-	uint32_t stack_id;
 	bool existed;
 
-	if (nframes < 0) {
-		h->stats.failed_stacks++;
-		nframes = 0;
-	}
-	stack_id = stacks__intern(h->stacks, frames, nframes);
 	if (!stack_id)
 		return -ENOMEM;
 	b = table__upsert(h->live, addr, &existed);
@@ -283,24 +304,18 @@ static int add_block(struct heap *h, uint64_t addr, uint64_t size, uint64_t birt
 	b->stack_id = stack_id;
 	b->fn = fn;
 
-	weigh(h, size, &bytes, &count);
-	stacks__set_fn(h->stacks, stack_id, fn);
-	totals = stacks__totals(h->stacks, stack_id);
-	if (a_call) {
-		totals->alloc_bytes += bytes;
-		totals->alloc_count += count;
-		h->stats.alloc_calls += count;
-		h->stats.alloc_bytes += bytes;
-	}
+	if (a_call)
+		count_call(h, stack_id, fn, size);
+	else
+		stacks__set_fn(h->stacks, stack_id, fn);
 	/* a big mapping of the program's: none of it in memory yet */
 	weigh_from(h, addr, b, 0);
 	block_weight(h, addr, b, &bytes, &count);
+	totals = stacks__totals(h->stacks, stack_id);
 	totals->live_bytes += bytes;
 	totals->live_count += count;
 	h->stats.live_bytes += bytes;
 	h->stats.live_count += count;
-	if (h->histograms && a_call)
-		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
 	check_peak(h, birth_ns);
 	return 0;
 }
@@ -315,28 +330,15 @@ int heap__alloc(struct heap *h, uint32_t tid, uint64_t addr, uint64_t size, uint
 int heap__alloc_blockless(struct heap *h, uint64_t size, uint32_t fn, const uint64_t *frames,
 			  int nframes)
 {
-	struct stack_totals *totals;
+	uint32_t stack_id = record_stack(h, frames, nframes);
 	uint64_t bytes, count;
-	uint32_t stack_id;
 
-	if (nframes < 0) {
-		h->stats.failed_stacks++;
-		nframes = 0;
-	}
-	stack_id = stacks__intern(h->stacks, frames, nframes);
 	if (!stack_id)
 		return -ENOMEM;
+	count_call(h, stack_id, fn, size);
 	weigh(h, size, &bytes, &count);
-	stacks__set_fn(h->stacks, stack_id, fn);
-	totals = stacks__totals(h->stacks, stack_id);
-	totals->alloc_bytes += bytes;
-	totals->alloc_count += count;
-	h->stats.alloc_calls += count;
-	h->stats.alloc_bytes += bytes;
 	h->stats.blockless_calls += count;
 	h->stats.blockless_bytes += bytes;
-	if (h->histograms)
-		stacks__hist(h->stacks, stack_id)->size[stack_hist__size_bucket(size)]++;
 	return 0;
 }
 

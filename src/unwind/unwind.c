@@ -908,20 +908,27 @@ static size_t read_code(Elf *elf, int fd, uint64_t vaddr, uint8_t *buf, size_t s
 
 /* a row from its pc up to end, and a GAP from there, where the table has
  * a GAP (or nothing) all along */
-static int insert_row_until(struct unwind_table *t, const struct unwind_row *row, uint64_t end)
+/* the index of the first row above pc */
+static size_t first_row_above(const struct unwind_table *t, uint64_t pc)
 {
-	size_t i = 0, add, lo = 0, hi = t->nrows;
-	struct unwind_row *rows;
+	size_t lo = 0, hi = t->nrows;
 
-	while (lo < hi) {	/* i: the first row above pc */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->rows[mid].pc <= row->pc)
+		if (t->rows[mid].pc <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	i = lo;
+	return lo;
+}
+
+static int insert_row_until(struct unwind_table *t, const struct unwind_row *row, uint64_t end)
+{
+	size_t i = first_row_above(t, row->pc), add;
+	struct unwind_row *rows;
+
 	if ((i && t->rows[i - 1].cfa_kind != UNWIND_CFA_GAP) || (i < t->nrows && t->rows[i].pc < end))
 		return 0;	/* CFI covers it, or part of it */
 	add = i < t->nrows && t->rows[i].pc == end ? 1 : 2;
@@ -955,17 +962,9 @@ static int mark_outermost(struct unwind_table *t, uint64_t start, uint64_t end)
 	}
 	/* CFI that began before it and covers its start: a row of its own */
 	if (unwind__find(t, start) && unwind__find(t, start)->cfa_kind != UNWIND_CFA_OUTERMOST) {
-		size_t lo = 0, hi = t->nrows;
+		size_t lo = first_row_above(t, start);
 		struct unwind_row *rows;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (t->rows[mid].pc <= start)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
 		if (!rows)
 			return -ENOMEM;
@@ -1024,17 +1023,17 @@ static const struct {
 	 * leads into junk */
 	bool over_cfi;
 } go_runtime_fns[] = {
-	{ "runtime.asmcgocall.abi0", UNWIND_CFA_SWITCH },
-	{ "runtime.asmcgocall", UNWIND_CFA_SWITCH },
-	{ "runtime.systemstack.abi0", UNWIND_CFA_SWITCH },
-	{ "runtime.systemstack", UNWIND_CFA_SWITCH },
-	{ "runtime.goexit.abi0", UNWIND_CFA_OUTERMOST },
-	{ "runtime.goexit", UNWIND_CFA_OUTERMOST },
-	{ "runtime.mstart.abi0", UNWIND_CFA_OUTERMOST },
-	{ "runtime.mstart", UNWIND_CFA_OUTERMOST },
+	{ "runtime.asmcgocall.abi0", UNWIND_CFA_SWITCH, false },
+	{ "runtime.asmcgocall", UNWIND_CFA_SWITCH, false },
+	{ "runtime.systemstack.abi0", UNWIND_CFA_SWITCH, false },
+	{ "runtime.systemstack", UNWIND_CFA_SWITCH, false },
+	{ "runtime.goexit.abi0", UNWIND_CFA_OUTERMOST, false },
+	{ "runtime.goexit", UNWIND_CFA_OUTERMOST, false },
+	{ "runtime.mstart.abi0", UNWIND_CFA_OUTERMOST, false },
+	{ "runtime.mstart", UNWIND_CFA_OUTERMOST, false },
 	{ "runtime.rt0_go.abi0", UNWIND_CFA_OUTERMOST, true },
 	{ "runtime.rt0_go", UNWIND_CFA_OUTERMOST, true },
-	{ "runtime.mcall", UNWIND_CFA_OUTERMOST },
+	{ "runtime.mcall", UNWIND_CFA_OUTERMOST, false },
 };
 
 /* rows for the function sym names, if it is one of those above */
