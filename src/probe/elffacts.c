@@ -334,6 +334,65 @@ static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *
 	}
 }
 
+/* len bytes at vaddr, from the section that holds them; 0 or -ENOENT */
+static int section_bytes(Elf *elf, uint64_t vaddr, void *buf, size_t len)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr > sh.sh_size || sh.sh_size - (vaddr - sh.sh_addr) < len ||
+		    !(data = elf_getdata(scn, NULL)) || data->d_size != sh.sh_size)
+			continue;
+		memcpy(buf, (const char *)data->d_buf + (vaddr - sh.sh_addr), len);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* 17 of "go1.17.3"; 0 when it says no Go 1.x */
+static unsigned int go_minor_of(const char *v, size_t len)
+{
+	unsigned int minor = 0;
+	size_t i;
+
+	if (len < 4 || memcmp(v, "go1.", 4))
+		return 0;
+	for (i = 4; i < len && v[i] >= '0' && v[i] <= '9' && minor < 1000; i++)
+		minor = minor * 10 + (unsigned int)(v[i] - '0');
+	return minor;
+}
+
+unsigned int elffacts__go_minor(const uint8_t *info, size_t len, Elf *elf)
+{
+	static const char magic[] = "\xff Go buildinf:";
+	uint64_t str[2] = { 0, 0 }, ptr = 0;
+	char version[32];
+	size_t n, shift, at;
+
+	if (len < 32 || memcmp(info, magic, 14) || info[14] != 8)
+		return 0;
+	if (info[15] & 2) {
+		/* Go 1.18 on: the version inline at 32, after its varint length */
+		for (n = 0, shift = 0, at = 32; at < len && shift < 28; at++, shift += 7) {
+			n |= (size_t)(info[at] & 0x7f) << shift;
+			if (!(info[at] & 0x80))
+				break;
+		}
+		at++;
+		return at < len && n <= len - at ? go_minor_of((const char *)info + at, n) : 0;
+	}
+	/* before: a pointer to runtime.buildVersion, a Go string */
+	memcpy(&ptr, info + 16, 8);
+	if (!elf || section_bytes(elf, ptr, str, sizeof(str)) || !str[1] ||
+	    str[1] > sizeof(version) || section_bytes(elf, str[0], version, str[1]))
+		return 0;
+	return go_minor_of(version, str[1]);
+}
+
 /* a Go executable's functions that no symbol table named (stripped), from
  * the table its runtime reads for its tracebacks */
 static void scan_go_functions(Elf *elf, struct elf_scan *scan)
@@ -380,8 +439,13 @@ int elffacts__scan(Elf *elf, struct elf_scan *scan, const struct named_fns *name
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = names ? elf_strptr(elf, names, sh.sh_name) : NULL;
-		if (name && !strcmp(name, ".go.buildinfo"))
+		if (name && !strcmp(name, ".go.buildinfo")) {
+			Elf_Data *data = elf_getdata(scn, NULL);
+
 			scan->marks |= MARK_GO;
+			if (data && data->d_buf)
+				scan->go_minor = elffacts__go_minor(data->d_buf, data->d_size, elf);
+		}
 		if (sh.sh_type == SHT_DYNSYM || sh.sh_type == SHT_SYMTAB)
 			scan_symbols(elf, scn, &sh, scan);
 		if (sh.sh_type == SHT_SYMTAB)
@@ -435,7 +499,8 @@ bool elffacts__is_library(const struct elf_scan *scan, enum library lib)
 	case LIB_PYMALLOC:
 		return scan->py_runtime != 0;
 	case LIB_GO:
-		return scan->marks & MARK_GO;
+		/* its register ABI (Go 1.17 on): the size in rax */
+		return (scan->marks & MARK_GO) && scan->go_minor >= 17;
 	default:
 		/* the malloc it defines is its own, or a prefixed jemalloc's */
 		return scan->family == lib && (scan->defines_malloc || (scan->marks & MARK_MALLOC) ||

@@ -80,7 +80,8 @@ struct elf_scan {
 	/* CPython's interpreter: _PyRuntime, Py_Version (vaddrs) and the
 	 * eval loop's code (_PyEval_EvalFrameDefault); 0: none */
 	uint64_t py_runtime, py_version_vaddr, py_eval, py_eval_size;
-	bool py_debug_build;	/* _Py_NegativeRefcount: Py_DEBUG, its debug hooks on */
+	bool py_debug_build;
+	unsigned int go_minor;	/* 19 of Go 1.19, from .go.buildinfo; 0: not known */	/* _Py_NegativeRefcount: Py_DEBUG, its debug hooks on */
 	const struct named_fns *named;	/* looked for as well */
 	uint64_t named_vaddr[MAX_NAMED_FNS];
 };
@@ -128,6 +129,9 @@ struct elffacts_opts {
 const struct file_facts *elffacts__of(int fd, uint64_t map_offset, const struct elffacts_opts *o,
 				      struct file_facts **uncached);
 
+/* the minor version of Go that built a program, from its .go.buildinfo
+ * (info, len); elf for the older layout's pointers; 0: not known */
+unsigned int elffacts__go_minor(const uint8_t *info, size_t len, Elf *elf);
 /* the scan itself (the fuzz harness calls it on its own) */
 int elffacts__scan(Elf *elf, struct elf_scan *scan, const struct named_fns *named);
 /* file offset of a virtual address, through the code segment that holds it */

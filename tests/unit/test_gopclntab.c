@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elffacts.h"
 #include "gopclntab.h"
 #include "test.h"
 
@@ -132,4 +133,29 @@ TEST(gopclntab_damaged_tables)
 		}
 		free(copy);
 	}
+}
+
+/* the Go that built a program, from .go.buildinfo: Go 1.17's register ABI
+ * (runtime.mallocgc's size in rax) or not */
+TEST(go_version_from_buildinfo)
+{
+	uint8_t info[64] = "\xff Go buildinf:";
+
+	info[14] = 8;
+	info[15] = 2;	/* Go 1.18 on: the version inline */
+	info[32] = 8;
+	memcpy(info + 33, "go1.19.8", 8);
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 19, "go1.19.8");
+	info[32] = 6;
+	memcpy(info + 33, "go1.21", 6);
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 21, "go1.21, no patch");
+	info[32] = 60;	/* longer than what is there */
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 0, "a length past the end");
+	info[32] = 6;
+	memcpy(info + 33, "devel ", 6);
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 0, "no go1.x");
+	info[15] = 0;	/* before 1.18: a pointer, nothing to read it in */
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 0, "the older layout, no file");
+	info[0] = 0;
+	ASSERT_EQ(elffacts__go_minor(info, sizeof(info), NULL), 0, "no magic");
 }
