@@ -1884,41 +1884,37 @@ prog_cost_verdict() {
 
 # ---------------------------------------------------------------- 19. soak
 
-SOAK_VERDICTS=
-section_soak() {
+# script_section NAME SCRIPT [VAR=VALUE...]: a section that is a script of
+# its own, run with the environment given; its table printed, its PASS, FAIL
+# and N/A lines kept in $LOGS/NAME.txt for the targets (script_verdict NAME)
+script_section() {
+	local name=$1 script=$2
+	shift 2
 	echo
-	SOAK_CONNECTIONS=${BENCH_SOAK_CONNECTIONS:-10000} SOAK_LOGS=$LOGS/soak TRACELLOC=$TRACELLOC \
-		"$ROOT/bench/soak.sh" >"$LOGS/soak.txt" 2>&1
-	grep -vE '^(PASS|FAIL|N/A) ' "$LOGS/soak.txt"
-	SOAK_VERDICTS=$(grep -E '^(PASS|FAIL|N/A) ' "$LOGS/soak.txt")
+	env TRACELLOC="$TRACELLOC" "$@" "$script" >"$LOGS/$name.txt" 2>&1
+	grep -vE '^(PASS|FAIL|N/A) ' "$LOGS/$name.txt"
 }
 
-soak_verdict() {
-	if [ -n "$SOAK_VERDICTS" ]; then
-		echo "$SOAK_VERDICTS"
+script_verdict() {
+	if grep -qE '^(PASS|FAIL|N/A) ' "$LOGS/$1.txt" 2>/dev/null; then
+		grep -E '^(PASS|FAIL|N/A) ' "$LOGS/$1.txt"
 	else
-		echo "N/A  soak: could not run (see $LOGS/soak.txt)"
+		echo "N/A  $1: could not run (see $LOGS/$1.txt)"
 	fi
 }
+
+section_soak() {
+	script_section soak "$ROOT/bench/soak.sh" SOAK_CONNECTIONS="${BENCH_SOAK_CONNECTIONS:-10000}" \
+		SOAK_LOGS="$LOGS/soak"
+}
+
+soak_verdict() { script_verdict soak; }
 
 # ---------------------------------------------------------------- 20. runtimes
 
-RUNTIME_VERDICTS=
-section_runtimes() {
-	echo
-	RUNTIME_LOGS=$LOGS/runtimes TRACELLOC=$TRACELLOC "$ROOT/bench/runtimes.sh" \
-		>"$LOGS/runtimes.txt" 2>&1
-	grep -vE '^(PASS|FAIL|N/A) ' "$LOGS/runtimes.txt"
-	RUNTIME_VERDICTS=$(grep -E '^(PASS|FAIL|N/A) ' "$LOGS/runtimes.txt")
-}
+section_runtimes() { script_section runtimes "$ROOT/bench/runtimes.sh" RUNTIME_LOGS="$LOGS/runtimes"; }
 
-runtimes_verdict() {
-	if [ -n "$RUNTIME_VERDICTS" ]; then
-		echo "$RUNTIME_VERDICTS"
-	else
-		echo "N/A  runtimes: could not run (see $LOGS/runtimes.txt)"
-	fi
-}
+runtimes_verdict() { script_verdict runtimes; }
 
 if [ "${BENCH_ONLY:-}" = 20 ]; then
 	section_runtimes
