@@ -232,7 +232,7 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 				      bool nested_ok, __u64 sp)
 {
 	__u32 type = EVENT_FREE;
-	__u64 now;
+	__u64 now = 0;
 
 	if (!ptr)
 		return 0;
@@ -244,26 +244,21 @@ static __always_inline int enter_free(struct call_state *s, __u64 who, __u64 ptr
 		return 0;
 	}
 	/* called by another free of the same block (a sized delete calling
-	 * free), the outer one still running: deeper on the stack, at once,
-	 * with no allocation by this thread in between. Not at once, the
-	 * thread may have waited for a CPU, or freed a block another thread
-	 * got back meanwhile: the daemon knows which (EVENT_FREE_AGAIN). */
-	/* glibc's free called by a family's own (pymalloc handing a large
-	 * block back): the outer free sent it */
-	if (!nested_ok && s && ptr == s->free_addr) {
-		if (sp <= s->free_sp && bpf_ktime_get_ns() - s->free_ns < 100000) {
-			s->free_addr = 0;
+	 * free, pymalloc's free handing a large block to glibc's), the outer
+	 * one still running: deeper on the stack, at once, with no allocation
+	 * by this thread in between. Not at once, the thread may have waited
+	 * for a CPU, or freed a block another thread got back meanwhile: the
+	 * daemon knows which (EVENT_FREE_AGAIN). Only a family's free is
+	 * remembered (nested_ok); glibc's is the innermost. */
+	if (s && ptr == s->free_addr && sp <= s->free_sp) {
+		now = bpf_ktime_get_ns();
+		if (now - s->free_ns < 100000)
 			return 0;
-		}
 		type = EVENT_FREE_AGAIN;
 	}
 	if (nested_ok && s) {
-		now = bpf_ktime_get_ns();
-		if (ptr == s->free_addr && sp <= s->free_sp) {
-			if (now - s->free_ns < 100000)
-				return 0;
-			type = EVENT_FREE_AGAIN;
-		}
+		if (!now)
+			now = bpf_ktime_get_ns();
 		s->free_addr = ptr;
 		s->free_sp = sp;
 		s->free_ns = now;

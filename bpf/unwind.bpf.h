@@ -593,7 +593,6 @@ __weak __noinline int walk_user_stack_checked_once(struct call_state *s, __u64 w
 	return s->walk.n;
 }
 
-
 /* --per-thread: the thread's name, when it is not the one last sent
  * (threads name themselves after they start) */
 static __always_inline void send_name(struct call_state *s, __u64 who)

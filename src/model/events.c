@@ -136,6 +136,7 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	uint64_t tag = k->tag, addr, old;
 	int nframes = ev->stack_len, i, err;
 	unsigned short fn = ev->fn & ~FN_AT_SYSCALL;
+	const struct alloc_fn_info *info;
 	bool mapping, named;
 
 	if (size < head || (nframes > 0 && size < head + nframes * sizeof(ev->stack[0])) ||
@@ -183,7 +184,8 @@ static int handle_alloc(struct events *e, const struct slot_sink *k,
 	if (mapping)
 		return heap__map(e->heap, ev->tid, ev->addr | tag, ev->size, ev->ts_ns, fn,
 				 frames, nframes);
-	if (allocfns__info(fn) && allocfns__info(fn)->no_block)
+	info = allocfns__info(fn);
+	if (info && info->no_block)
 		return heap__alloc_blockless(e->heap, ev->size, fn, frames, nframes);
 	addr = ev->addr | tag;
 	old = ev->old_addr ? ev->old_addr | tag : 0;

@@ -209,25 +209,26 @@ int elffacts__vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *offset)
 	return err;
 }
 
-/* the 4 bytes at vaddr, in the file (a read-only segment's); 0: none */
-static uint32_t read_u32_at(Elf *elf, int fd, uint64_t vaddr)
+/* len bytes at vaddr, from the file's image of the segment that holds
+ * them (read-only data: Py_Version, Go's version string); 0 or -ENOENT */
+static int read_vaddr(Elf *elf, uint64_t vaddr, void *buf, size_t len)
 {
-	uint32_t v = 0;
-	size_t i, n;
+	size_t i, n, size = 0;
+	const char *image = elf_rawfile(elf, &size);
 
-	if (elf_getphdrnum(elf, &n))
-		return 0;
+	if (!image || elf_getphdrnum(elf, &n))
+		return -ENOENT;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
-		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
+		    vaddr - ph.p_vaddr > ph.p_filesz || ph.p_filesz - (vaddr - ph.p_vaddr) < len ||
+		    ph.p_offset > size || size - ph.p_offset < vaddr - ph.p_vaddr + len)
 			continue;
-		if (pread(fd, &v, 4, ph.p_offset + vaddr - ph.p_vaddr) != 4)
-			return 0;
-		return v;
+		memcpy(buf, image + ph.p_offset + (vaddr - ph.p_vaddr), len);
+		return 0;
 	}
-	return 0;
+	return -ENOENT;
 }
 
 static const struct { const char *name; unsigned int mark; } markers[] = {
@@ -334,25 +335,6 @@ static void read_soname(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct elf_scan *
 	}
 }
 
-/* len bytes at vaddr, from the section that holds them; 0 or -ENOENT */
-static int section_bytes(Elf *elf, uint64_t vaddr, void *buf, size_t len)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
-		    vaddr - sh.sh_addr > sh.sh_size || sh.sh_size - (vaddr - sh.sh_addr) < len ||
-		    !(data = elf_getdata(scn, NULL)) || data->d_size != sh.sh_size)
-			continue;
-		memcpy(buf, (const char *)data->d_buf + (vaddr - sh.sh_addr), len);
-		return 0;
-	}
-	return -ENOENT;
-}
-
 /* 17 of "go1.17.3"; 0 when it says no Go 1.x */
 static unsigned int go_minor_of(const char *v, size_t len)
 {
@@ -387,8 +369,8 @@ unsigned int elffacts__go_minor(const uint8_t *info, size_t len, Elf *elf)
 	}
 	/* before: a pointer to runtime.buildVersion, a Go string */
 	memcpy(&ptr, info + 16, 8);
-	if (!elf || section_bytes(elf, ptr, str, sizeof(str)) || !str[1] ||
-	    str[1] > sizeof(version) || section_bytes(elf, str[0], version, str[1]))
+	if (!elf || read_vaddr(elf, ptr, str, sizeof(str)) || !str[1] || str[1] > sizeof(version) ||
+	    read_vaddr(elf, str[0], version, str[1]))
 		return 0;
 	return go_minor_of(version, str[1]);
 }
@@ -397,21 +379,16 @@ unsigned int elffacts__go_minor(const uint8_t *info, size_t len, Elf *elf)
  * the table its runtime reads for its tracebacks */
 static void scan_go_functions(Elf *elf, struct elf_scan *scan)
 {
-	struct gopclntab *g;
+	struct gopclntab *g = NULL;
 	struct symtab_hit hit;
 	size_t i, j;
 
-	for (j = 0; j < NUM_DEFS; j++)
-		if (elffacts__defs[j].lib == LIB_GO && !scan->vaddr[j])
-			break;
-	if (j == NUM_DEFS || gopclntab__new(elf, &g))
-		return;
-	for (i = 0; i < gopclntab__count(g); i++) {
-		if (gopclntab__at(g, i, &hit))
+	for (j = 0; j < NUM_DEFS; j++) {
+		if (elffacts__defs[j].lib != LIB_GO || scan->vaddr[j] ||
+		    (!g && gopclntab__new(elf, &g)))
 			continue;
-		for (j = 0; j < NUM_DEFS; j++)
-			if (elffacts__defs[j].lib == LIB_GO && !scan->vaddr[j] &&
-			    !strcmp(hit.name, elffacts__defs[j].symbol))
+		for (i = 0; i < gopclntab__count(g) && !scan->vaddr[j]; i++)
+			if (!gopclntab__at(g, i, &hit) && !strcmp(hit.name, elffacts__defs[j].symbol))
 				scan->vaddr[j] = hit.value;
 	}
 	gopclntab__destroy(g);
@@ -648,8 +625,9 @@ static struct file_facts *read_facts(int fd, const struct stat *st, uint64_t map
 	f->err = elffacts__scan(elf, &f->scan, o->named);
 	if (!f->err && (f->scan.r_debug || f->scan.py_runtime))
 		f->delta_err = code_delta(elf, map_offset, &f->code_delta);
-	if (!f->err && f->scan.py_runtime && f->scan.py_eval && f->scan.py_version_vaddr)
-		f->py_version = read_u32_at(elf, fd, f->scan.py_version_vaddr);
+	if (!f->err && f->scan.py_runtime && f->scan.py_eval && f->scan.py_version_vaddr &&
+	    read_vaddr(elf, f->scan.py_version_vaddr, &f->py_version, sizeof(uint32_t)))
+		f->py_version = 0;
 	for (j = 0; !f->err && j < NUM_DEFS; j++) {
 		if (!f->scan.vaddr[j] ||
 		    elffacts__vaddr_to_offset(elf, f->scan.vaddr[j], &f->offset[j]))

@@ -408,38 +408,28 @@ uint32_t pyframes__merge(struct pyframes *p, const uint64_t *native, uint32_t nn
 	return n;
 }
 
-/* the debug hooks' switches read from a process's NUL-separated list */
-#define PROC_LIST_MAX (64 * 1024)
-
-static bool list_asks_debug(pid_t pid, const char *file, bool args)
+/* an environment that asks for the debug hooks */
+static bool env_asks_debug(const char *s, void *ctx)
 {
-	char path[64], *buf = malloc(PROC_LIST_MAX);
-	bool debug = false, x = false;
-	int n, i;
+	if (!strncmp(s, "PYTHONMALLOC=", 13))
+		return strstr(s + 13, "debug") != NULL;
+	return !strncmp(s, "PYTHONDEVMODE=", 14) && s[14] != '\0';
+}
 
-	if (!buf)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
-	n = procfs__read(path, buf, PROC_LIST_MAX);
-	for (i = 0; n > 0 && i < n && !debug; i += (int)strlen(buf + i) + 1) {
-		const char *s = buf + i;
+/* -X dev, -Xdev (the script's own arguments too: a false alarm costs
+ * pymalloc's detail, not its truth); ctx: whether the last one was -X */
+static bool arg_asks_debug(const char *s, void *ctx)
+{
+	bool *x = ctx, debug = (*x && !strcmp(s, "dev")) || !strcmp(s, "-Xdev");
 
-		if (args) {
-			/* -X dev, -Xdev (the script's own arguments too: a
-			 * false alarm costs pymalloc's detail, not its truth) */
-			debug = (x && !strcmp(s, "dev")) || !strcmp(s, "-Xdev");
-			x = !strcmp(s, "-X");
-		} else if (!strncmp(s, "PYTHONMALLOC=", 13)) {
-			debug = strstr(s + 13, "debug") != NULL;
-		} else if (!strncmp(s, "PYTHONDEVMODE=", 14)) {
-			debug = s[14] != '\0';
-		}
-	}
-	free(buf);
+	*x = !strcmp(s, "-X");
 	return debug;
 }
 
 bool pyframes__debug_hooks(pid_t pid)
 {
-	return list_asks_debug(pid, "environ", false) || list_asks_debug(pid, "cmdline", true);
+	bool x = false;
+
+	return procfs__list_any(pid, "environ", env_asks_debug, NULL) ||
+	       procfs__list_any(pid, "cmdline", arg_asks_debug, &x);
 }

@@ -53,7 +53,8 @@ int procfs__read(const char *path, char *buf, size_t size)
 /* what of a process's list is read: its first 64 KiB */
 #define PROC_LIST_MAX (64 * 1024)
 
-bool procfs__list_has(pid_t pid, const char *file, const char *word)
+bool procfs__list_any(pid_t pid, const char *file, bool (*fn)(const char *entry, void *ctx),
+		      void *ctx)
 {
 	char path[64], *buf = malloc(PROC_LIST_MAX);
 	bool found = false;
@@ -64,9 +65,19 @@ bool procfs__list_has(pid_t pid, const char *file, const char *word)
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, file);
 	n = procfs__read(path, buf, PROC_LIST_MAX);
 	for (i = 0; n > 0 && i < n && !found; i += (int)strlen(buf + i) + 1)
-		found = strstr(buf + i, word) != NULL;
+		found = fn(buf + i, ctx);
 	free(buf);
 	return found;
+}
+
+static bool holds(const char *entry, void *word)
+{
+	return strstr(entry, word) != NULL;
+}
+
+bool procfs__list_has(pid_t pid, const char *file, const char *word)
+{
+	return procfs__list_any(pid, file, holds, (void *)word);
 }
 
 void procfs__comm(pid_t pid, char *buf, size_t size)

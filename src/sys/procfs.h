@@ -13,8 +13,11 @@ int procfs__read(const char *path, char *buf, size_t size);
  * innermost namespace, and how many namespaces lie above it; negative
  * errno */
 int procfs__nspid(const char *path_pid, int *innermost, unsigned int *depth);
-/* whether an entry of /proc/PID/FILE, a NUL-separated list (cmdline,
- * environ), holds word */
+/* whether fn is true of an entry of /proc/PID/FILE, a NUL-separated list
+ * (cmdline, environ), in order until it is; of the first 64 KiB */
+bool procfs__list_any(pid_t pid, const char *file, bool (*fn)(const char *entry, void *ctx),
+		      void *ctx);
+/* whether an entry of such a list holds word */
 bool procfs__list_has(pid_t pid, const char *file, const char *word);
 /* the process's name (/proc/PID/comm, no newline), "?" when it cannot be
  * read; as the process set it: escape it before a terminal sees it */

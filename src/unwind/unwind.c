@@ -945,35 +945,31 @@ static int insert_row_until(struct unwind_table *t, const struct unwind_row *row
 	return 0;
 }
 
-/* the function at [start, end) ends every stack, whatever its CFI says */
+/* the function at [start, end) ends every stack, whatever its CFI says:
+ * its rows give way to one, and the row in force at end holds from there */
 static int mark_outermost(struct unwind_table *t, uint64_t start, uint64_t end)
 {
-	struct unwind_row row = { .pc = (uint32_t)start, .cfa_kind = UNWIND_CFA_OUTERMOST };
-	size_t i;
-	int err;
+	const struct unwind_row *at_end = unwind__find(t, end);
+	struct unwind_row resume = { .cfa_kind = UNWIND_CFA_GAP };
+	size_t lo = start ? first_row_above(t, start - 1) : 0, hi = first_row_above(t, end), n;
+	struct unwind_row *rows = t->rows;
 
-	err = insert_row_until(t, &row, end);
-	if (err)
-		return err;
-	for (i = 0; i < t->nrows; i++) {
-		if (t->rows[i].pc >= start && t->rows[i].pc < end)
-			t->rows[i] = (struct unwind_row){ .pc = t->rows[i].pc,
-							  .cfa_kind = UNWIND_CFA_OUTERMOST };
-	}
-	/* CFI that began before it and covers its start: a row of its own */
-	if (unwind__find(t, start) && unwind__find(t, start)->cfa_kind != UNWIND_CFA_OUTERMOST) {
-		size_t lo = first_row_above(t, start);
-		struct unwind_row *rows;
-
-		rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
+	if (at_end)
+		resume = *at_end;
+	resume.pc = (uint32_t)end;
+	/* the rows [lo, hi) lie in [start, end]: two take their place */
+	n = t->nrows - (hi - lo) + 2;
+	if (n > t->nrows) {
+		rows = realloc(t->rows, n * sizeof(*rows));
 		if (!rows)
 			return -ENOMEM;
 		t->rows = rows;
-		t->cap = t->nrows + 1;
-		memmove(&rows[lo + 1], &rows[lo], (t->nrows - lo) * sizeof(*rows));
-		rows[lo] = row;
-		t->nrows++;
+		t->cap = n;
 	}
+	memmove(&rows[lo + 2], &rows[hi], (t->nrows - hi) * sizeof(*rows));
+	rows[lo] = (struct unwind_row){ .pc = (uint32_t)start, .cfa_kind = UNWIND_CFA_OUTERMOST };
+	rows[lo + 1] = resume;
+	t->nrows = n;
 	return 0;
 }
 
@@ -1027,6 +1023,9 @@ static const struct {
 	{ "runtime.asmcgocall", UNWIND_CFA_SWITCH, false },
 	{ "runtime.systemstack.abi0", UNWIND_CFA_SWITCH, false },
 	{ "runtime.systemstack", UNWIND_CFA_SWITCH, false },
+	/* a goroutine's stack grown (or a preemption): newstack runs on g0 */
+	{ "runtime.morestack.abi0", UNWIND_CFA_SWITCH, false },
+	{ "runtime.morestack", UNWIND_CFA_SWITCH, false },
 	{ "runtime.goexit.abi0", UNWIND_CFA_OUTERMOST, false },
 	{ "runtime.goexit", UNWIND_CFA_OUTERMOST, false },
 	{ "runtime.mstart.abi0", UNWIND_CFA_OUTERMOST, false },
@@ -1068,16 +1067,13 @@ static int add_symbol_rows(struct unwind_table *t, Elf *elf, int fd, const char 
 }
 
 /* a stripped Go program's functions are named by its .gopclntab alone */
-static int add_go_rows(struct unwind_table *t, Elf *elf, int fd)
+static int add_go_rows(struct unwind_table *t, Elf *elf, int fd, const struct gopclntab *g)
 {
-	struct gopclntab *g;
 	struct symtab_hit hit;
 	GElf_Sym sym = {};
 	size_t i;
 	int err = 0;
 
-	if (gopclntab__new(elf, &g))
-		return 0;
 	/* no CFI at all (-ldflags=-w): Go's code keeps frame pointers */
 	if (!t->nrows && gopclntab__count(g) && !gopclntab__at(g, 0, &hit) &&
 	    hit.value < ROW_PC_LIMIT)
@@ -1090,18 +1086,7 @@ static int add_go_rows(struct unwind_table *t, Elf *elf, int fd)
 		sym.st_size = hit.size;
 		err = add_symbol_rows(t, elf, fd, hit.name, &sym);
 	}
-	gopclntab__destroy(g);
 	return err;
-}
-
-static bool is_go(Elf *elf)
-{
-	struct gopclntab *g;
-
-	if (gopclntab__new(elf, &g))
-		return false;
-	gopclntab__destroy(g);
-	return true;
 }
 
 /* rows the CFI does not give, for functions known by name */
@@ -1139,6 +1124,7 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 {
 	struct builder b = { .src = { .fd = -1 } };
 	uint64_t start_ns = clock__now_ns(), size;
+	struct gopclntab *go = NULL;
 	struct unwind_row *rows;
 	Elf *elf = NULL;
 	size_t i;
@@ -1163,8 +1149,9 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	if (err)
 		goto cleanup;
 	/* no CFI at all: a stripped Go program's rows come from its names */
+	gopclntab__new(elf, &go);
 	err = read_cfi(&b, elf, opts);
-	if (err && (err != -ENODATA || !is_go(elf)))
+	if (err && (err != -ENODATA || !go))
 		goto cleanup;
 	if (err == -ENODATA)
 		b.table->stats.source = "names";
@@ -1178,8 +1165,8 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 		merge_rows(b.table);
 	}
 	err = add_symbol_rows_all(b.table, elf, fd);
-	if (!err)
-		err = add_go_rows(b.table, elf, fd);
+	if (!err && go)
+		err = add_go_rows(b.table, elf, fd, go);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < b.table->nrows; i++)
@@ -1201,6 +1188,7 @@ int unwind__build(int fd, const struct unwind_opts *opts, struct unwind_table **
 	*out = b.table;
 	b.table = NULL;
 cleanup:
+	gopclntab__destroy(go);
 	close_source(&b.src);
 	if (elf)
 		elf_end(elf);
